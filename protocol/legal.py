@@ -116,9 +116,8 @@ def _of_kind(counts: list[int], kind: Kind, size: int, above: int) -> Iterator[P
         for i in range(above + 1, SJ_INDEX):
             if counts[i] == 4:
                 yield _make(kind, i, (i, i, i, i), ())
-    elif kind is Kind.ROCKET:
-        if counts[SJ_INDEX] and counts[BJ_INDEX]:
-            yield _make(kind, SJ_INDEX, (SJ_INDEX, BJ_INDEX), ())
+    elif kind is Kind.ROCKET and counts[SJ_INDEX] and counts[BJ_INDEX]:
+        yield _make(kind, SJ_INDEX, (SJ_INDEX, BJ_INDEX), ())
 
 
 #: (kind, card counts) of every ordinary shape a lead may take.

@@ -7,7 +7,7 @@ kind with one main rank, so ``classify`` is a function, and a test proves it by 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 from typing import NamedTuple
 
 from protocol.cards import RANKS, Rank, format_cards, parse_cards, rank_counts
@@ -17,7 +17,7 @@ SJ_INDEX = Rank.SMALL_JOKER.index
 BJ_INDEX = Rank.BIG_JOKER.index
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """The 14 kinds of play; the values are the names used on the wire."""
 
     SINGLE = "single"
@@ -35,8 +35,6 @@ class Kind(str, Enum):
     BOMB = "bomb"
     ROCKET = "rocket"
 
-    def __str__(self) -> str:
-        return self.value
 
 
 KIND_ORDER: dict[Kind, int] = {k: i for i, k in enumerate(Kind)}
