@@ -1,0 +1,41 @@
+"""Error codes shared by server and client: every refused request is answered with one."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Why a request was refused. Grouped in the order the server checks a request."""
+
+    # the frame itself
+    MALFORMED = "malformed"  # not msgpack, not a map, or fields of the wrong shape
+    UNKNOWN_TYPE = "unknown_type"  # a message type this protocol does not have
+    TOO_LARGE = "too_large"  # a frame over the size limit
+    RATE_LIMITED = "rate_limited"  # too many requests in a short time
+    VERSION_MISMATCH = "version_mismatch"  # the client speaks another protocol version
+    # session and room
+    NO_SESSION = "no_session"  # hello first
+    BAD_TOKEN = "bad_token"  # an unknown or expired session token
+    NO_ROOM = "no_room"  # not in a room, or no room with that code
+    ROOM_FULL = "room_full"
+    ALREADY_SEATED = "already_seated"  # one person, one seat
+    NOT_ALLOWED = "not_allowed"  # e.g. only the creator seats bots
+    STALE = "stale"  # the request names a state version that has moved on
+    UNAVAILABLE = "unavailable"  # the server cannot save right now: retry
+    # the game
+    WRONG_PHASE = "wrong_phase"
+    NOT_YOUR_TURN = "not_your_turn"
+    BID_OUT_OF_RANGE = "bid_out_of_range"
+    BID_NOT_HIGHER = "bid_not_higher"
+    MUST_BID = "must_bid"  # the first bidder after three void deals may not pass
+    LEADER_MUST_PLAY = "leader_must_play"
+    BAD_CARDS = "bad_cards"  # card text that does not parse
+    CARDS_NOT_HELD = "cards_not_held"
+    NOT_A_PLAY = "not_a_play"
+    DOES_NOT_BEAT = "does_not_beat"
+    CLOCK_RUNNING = "clock_running"  # a timeout before the deadline
+    NO_CLOCK = "no_clock"  # a timeout in an untimed match
+    ALREADY_READY = "already_ready"
+    NOT_TAKEN_OVER = "not_taken_over"  # resume while playing oneself
+    MATCH_OVER = "match_over"

@@ -1,0 +1,364 @@
+"""A match of 1, 3, 6 or 9 deals: first bidders, void deals, clocks, bot takeover, totals
+and winners (SPEC sections 3, 7 and 8), and what each viewer may see of it (section 9).
+
+Sans-I/O like python-websockets' protocol objects: ``apply(command, now)`` takes a command
+and the current wall-clock time, changes the state or raises a ``GameError`` having changed
+nothing, and returns the messages to send, each addressed to an audience. The whole state
+round-trips through plain data so a store can save it after every accepted command.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from protocol.events import (
+    AwaitingReady,
+    DealEnded,
+    DealStarted,
+    DealVoided,
+    MatchEnded,
+    Message,
+    Phase,
+    SeatControl,
+    TablePlay,
+    TableView,
+    TurnStarted,
+)
+from server.game.commands import (
+    Bid,
+    Command,
+    Pass,
+    PlayCards,
+    Ready,
+    ReadyTimeout,
+    Resume,
+    Timeout,
+)
+from server.game.deal import SEATS, Deal, RandomSource, next_seat
+from server.game.errors import (
+    AlreadyReady,
+    ClockRunning,
+    MatchOver,
+    NoClock,
+    NotTakenOver,
+    NotYourTurn,
+    WrongPhase,
+)
+
+MATCH_LENGTHS = (1, 3, 6, 9)
+#: After this many void deals in a row, the next deal's first bidder must bid.
+VOIDS_BEFORE_FORCED_BID = 3
+#: Timeouts in a row that hand a seat to a bot.
+TIMEOUTS_BEFORE_TAKEOVER = 2
+
+EVERYONE: Literal["everyone"] = "everyone"
+WATCHERS: Literal["watchers"] = "watchers"
+Audience = int | Literal["everyone", "watchers"]
+"""A seat number (that seat only), everyone (seats and watchers), or watchers only."""
+Outgoing = tuple[Audience, Message]
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """A match's length and clocks, in seconds; a clock of None means untimed (practice)."""
+
+    deals: int = 3
+    bid_timeout: float | None = None
+    play_timeout: float | None = None
+    ready_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.deals not in MATCH_LENGTHS:
+            raise ValueError(f"a match is 1, 3, 6 or 9 deals, not {self.deals}")
+
+
+@dataclass
+class Match:
+    """The state of a match. Build one with ``Match.start``; change it only with ``apply``."""
+
+    config: MatchConfig
+    deal: Deal
+    deal_no: int = 1
+    voids_in_row: int = 0
+    phase: Phase = "bidding"
+    totals: list[int] = field(default_factory=lambda: [0, 0, 0])
+    deal_scores: list[list[int]] = field(default_factory=list)
+    last_deal: DealEnded | None = None
+    ready: list[bool] = field(default_factory=lambda: [False, False, False])
+    deadline: float | None = None
+    timeouts_in_row: list[int] = field(default_factory=lambda: [0, 0, 0])
+    bot_control: list[bool] = field(default_factory=lambda: [False, False, False])
+    version: int = 0
+
+    # --- start and plain data ---------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        config: MatchConfig,
+        rng: RandomSource,
+        now: float,
+        first_bidder: int | None = None,
+    ) -> tuple[Match, list[Outgoing]]:
+        """Deal the first deal. ``first_bidder`` is the person in practice; None draws a
+        random seat (SPEC section 3)."""
+        bidder = rng.randrange(SEATS) if first_bidder is None else first_bidder
+        match = cls(config=config, deal=Deal.dealt(rng, bidder, forced_bid=False))
+        return match, match._deal_started(now)
+
+    def to_data(self) -> dict[str, Any]:
+        """The whole state as dicts, lists, ints, floats, strs, bools and None."""
+        return {
+            "config": copy.copy(vars(self.config)),
+            "deal": self.deal.to_data(),
+            "deal_no": self.deal_no,
+            "voids_in_row": self.voids_in_row,
+            "phase": self.phase,
+            "totals": list(self.totals),
+            "deal_scores": [list(s) for s in self.deal_scores],
+            "last_deal": None if self.last_deal is None else self.last_deal.model_dump(),
+            "ready": list(self.ready),
+            "deadline": self.deadline,
+            "timeouts_in_row": list(self.timeouts_in_row),
+            "bot_control": list(self.bot_control),
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Match:
+        fields = dict(data)
+        fields["config"] = MatchConfig(**data["config"])
+        fields["deal"] = Deal.from_data(copy.deepcopy(data["deal"]))
+        if data["last_deal"] is not None:
+            fields["last_deal"] = DealEnded.model_validate(data["last_deal"])
+        for name in ("totals", "deal_scores", "ready", "timeouts_in_row", "bot_control"):
+            fields[name] = copy.deepcopy(data[name])
+        return cls(**fields)
+
+    # --- commands ---------------------------------------------------------------------
+
+    def apply(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
+        """Apply one command at wall-clock time ``now``; ``rng`` shuffles any new deal.
+
+        Raises a ``GameError`` and changes nothing when the command is refused: every check
+        comes before the first change (a property test holds it to that).
+        """
+        if self.phase == "over":
+            raise MatchOver("the match is over")
+        out = self._dispatch(command, now, rng)
+        self.version += 1
+        return out
+
+    def _dispatch(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
+        if isinstance(command, Resume):
+            return self._resume(command.seat)
+        if isinstance(command, Ready | ReadyTimeout):
+            return self._ready(command, now, rng)
+        if self.phase not in ("bidding", "playing"):
+            raise WrongPhase("the deal is over; send ready for the next one")
+        deal = self.deal
+        if isinstance(command, Timeout):
+            if command.seat != deal.turn:
+                raise NotYourTurn(f"it is seat {deal.turn}'s turn, not seat {command.seat}'s")
+            self._check_deadline(now)
+            events = deal.default_action(command.seat)
+            out = self._after_action(events, now, rng)
+            return self._count_timeout(command.seat) + out
+        if isinstance(command, Bid):
+            events = deal.bid(command.seat, command.value)
+        elif isinstance(command, Pass):
+            events = deal.pass_turn(command.seat)
+        elif isinstance(command, PlayCards):
+            events = deal.play(command.seat, command.ranks)
+        else:
+            raise TypeError(f"not a command: {command!r}")
+        if not self.bot_control[command.seat]:
+            self.timeouts_in_row[command.seat] = 0
+        return self._after_action(events, now, rng)
+
+    def _check_deadline(self, now: float) -> None:
+        if self.deadline is None:
+            raise NoClock("this match has no time limits")
+        if now < self.deadline:
+            raise ClockRunning("the time has not run out yet")
+
+    def _count_timeout(self, seat: int) -> list[Outgoing]:
+        self.timeouts_in_row[seat] += 1
+        if self.timeouts_in_row[seat] >= TIMEOUTS_BEFORE_TAKEOVER and not self.bot_control[seat]:
+            self.bot_control[seat] = True
+            return [(EVERYONE, SeatControl(seat=seat, bot=True, reason="timeouts"))]
+        return []
+
+    def _resume(self, seat: int) -> list[Outgoing]:
+        if not self.bot_control[seat]:
+            raise NotTakenOver("you are already playing this seat yourself")
+        self.bot_control[seat] = False
+        self.timeouts_in_row[seat] = 0
+        return [(EVERYONE, SeatControl(seat=seat, bot=False, reason="resume"))]
+
+    def _after_action(self, events: list[Message], now: float, rng: RandomSource) -> list[Outgoing]:
+        """Address the deal's events and move the match on: next turn, void, or deal end."""
+        out: list[Outgoing] = []
+        deal = self.deal
+        for event in events:
+            if isinstance(event, DealVoided):
+                self.voids_in_row += 1
+                event = DealVoided(voids_in_row=self.voids_in_row)
+            out.append((EVERYONE, event))
+        if deal.phase == "void":
+            forced = self.voids_in_row >= VOIDS_BEFORE_FORCED_BID
+            self.deal = Deal.dealt(rng, deal.first_bidder, forced_bid=forced)
+            return out + self._deal_started(now)
+        if deal.phase == "over":
+            return out + self._deal_over(now)
+        if deal.landlord is not None:
+            self.voids_in_row = 0
+        self.phase = deal.phase
+        return out + [(EVERYONE, self._turn_started(now))]
+
+    def _deal_started(self, now: float) -> list[Outgoing]:
+        deal = self.deal
+        self.phase = "bidding"
+        self.ready = [False, False, False]
+
+        def started(hand: list[int] | None) -> DealStarted:
+            return DealStarted(
+                deal_no=self.deal_no,
+                deals_total=self.config.deals,
+                first_bidder=deal.first_bidder,
+                forced_bid=deal.forced_bid,
+                hand=hand,
+                card_counts=deal.card_counts,
+            )
+
+        out: list[Outgoing] = [(seat, started(list(deal.hands[seat]))) for seat in range(SEATS)]
+        out.append((WATCHERS, started(None)))
+        out.append((EVERYONE, self._turn_started(now)))
+        return out
+
+    def _clock_for(self, phase: Phase) -> float | None:
+        if phase == "bidding":
+            return self.config.bid_timeout
+        if phase == "playing":
+            return self.config.play_timeout
+        return self.config.ready_timeout
+
+    def _turn_started(self, now: float) -> TurnStarted:
+        clock = self._clock_for(self.phase)
+        self.deadline = None if clock is None else now + clock
+        return TurnStarted(
+            seat=self.deal.turn,
+            action="bid" if self.phase == "bidding" else "play",
+            may_pass=self.deal.may_pass,
+            deadline=self.deadline,
+            server_time=now,
+        )
+
+    def _deal_over(self, now: float) -> list[Outgoing]:
+        deal = self.deal
+        score = deal.score()
+        self.totals = [t + s for t, s in zip(self.totals, score.scores, strict=True)]
+        self.deal_scores.append(list(score.scores))
+        self.last_deal = DealEnded(
+            deal_no=self.deal_no,
+            landlord=deal.landlord_seat,
+            winner="landlord" if deal.landlord_won else "farmers",
+            hands=[list(h) for h in deal.hands],
+            score=score,
+            totals=list(self.totals),
+        )
+        out: list[Outgoing] = [(EVERYONE, self.last_deal)]
+        if self.deal_no == self.config.deals:
+            self.phase, self.deadline = "over", None
+            out.append(
+                (
+                    EVERYONE,
+                    MatchEnded(
+                        totals=list(self.totals),
+                        winners=self.winners,
+                        deal_scores=[list(s) for s in self.deal_scores],
+                    ),
+                )
+            )
+            return out
+        self.phase = "between_deals"
+        self.ready = [False, False, False]
+        clock = self.config.ready_timeout
+        self.deadline = None if clock is None else now + clock
+        return out + [(EVERYONE, self._awaiting_ready(now))]
+
+    def _awaiting_ready(self, now: float) -> AwaitingReady:
+        return AwaitingReady(ready=list(self.ready), deadline=self.deadline, server_time=now)
+
+    def _ready(
+        self, command: Ready | ReadyTimeout, now: float, rng: RandomSource
+    ) -> list[Outgoing]:
+        if self.phase != "between_deals":
+            raise WrongPhase("ready is for the time between deals")
+        if isinstance(command, ReadyTimeout):
+            self._check_deadline(now)
+        else:
+            if self.ready[command.seat]:
+                raise AlreadyReady("you are ready already")
+            self.ready[command.seat] = True
+            if not all(self.ready):
+                return [(EVERYONE, self._awaiting_ready(now))]
+        self.deal_no += 1
+        self.deal = Deal.dealt(rng, next_seat(self.deal.first_bidder), forced_bid=False)
+        self.voids_in_row = 0
+        return self._deal_started(now)
+
+    # --- facts and views --------------------------------------------------------------
+
+    @property
+    def winners(self) -> list[int]:
+        """Every seat tied for the top total."""
+        top = max(self.totals)
+        return [s for s in range(SEATS) if self.totals[s] == top]
+
+    @property
+    def turn(self) -> int | None:
+        """The seat whose action the match waits for, if any."""
+        return self.deal.turn if self.phase in ("bidding", "playing") else None
+
+    def view_for(self, seat: int | None, now: float) -> TableView:
+        """Everything ``seat`` may know (None: a spectator): its own hand only, and every
+        public fact (SPEC section 9)."""
+        deal = self.deal
+        shown = deal.landlord is not None and self.phase != "bidding"
+        turn = None
+        if self.turn is not None:
+            turn = TurnStarted(
+                seat=deal.turn,
+                action="bid" if self.phase == "bidding" else "play",
+                may_pass=deal.may_pass,
+                deadline=self.deadline,
+                server_time=now,
+            )
+        return TableView(
+            viewer_seat=seat,
+            phase=self.phase,
+            deal_no=self.deal_no,
+            deals_total=self.config.deals,
+            hand=None if seat is None else list(deal.hands[seat]),
+            card_counts=deal.card_counts,
+            first_bidder=deal.first_bidder,
+            forced_bid=deal.forced_bid,
+            bids=[list(b) for b in deal.bids],
+            landlord=deal.landlord,
+            base=deal.base,
+            kitty=list(deal.kitty) if shown else None,
+            plays=[TablePlay(**p) for p in deal.plays],
+            last_play=None if deal.last_play is None else TablePlay(**deal.last_play),
+            passes_in_row=deal.passes_in_row,
+            turn=turn,
+            multiplier=deal.multiplier,
+            totals=list(self.totals),
+            deal_scores=[list(s) for s in self.deal_scores],
+            last_deal=self.last_deal,
+            ready=list(self.ready),
+            bot_control=list(self.bot_control),
+            winners=self.winners if self.phase == "over" else None,
+        )
