@@ -36,7 +36,6 @@ class Kind(StrEnum):
     ROCKET = "rocket"
 
 
-
 KIND_ORDER: dict[Kind, int] = {k: i for i, k in enumerate(Kind)}
 
 
