@@ -88,7 +88,8 @@ class Passed(Message):
 class TurnStarted(Message):
     """Whose turn it is. ``deadline`` is the server's wall-clock time (seconds since the
     epoch) when the seat's time runs out, or None when untimed; ``server_time`` is when this
-    was sent, so a client can count down against its own clock."""
+    was sent, so a client can count down against its own clock. ``version`` is the match's
+    state version: an action may name it, and is refused as stale once it has moved on."""
 
     type: Literal["turn"] = "turn"
     seat: int
@@ -96,6 +97,7 @@ class TurnStarted(Message):
     may_pass: bool
     deadline: float | None
     server_time: float
+    version: int
 
 
 class ScoreBreakdown(Message):
@@ -129,6 +131,7 @@ class AwaitingReady(Message):
     ready: list[bool]
     deadline: float | None
     server_time: float
+    version: int
 
 
 class MatchEnded(Message):
@@ -184,3 +187,4 @@ class TableView(Message):
     ready: list[bool]
     bot_control: list[bool]
     winners: list[int] | None
+    version: int

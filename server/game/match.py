@@ -147,9 +147,12 @@ class Match:
         """
         if self.phase == "over":
             raise MatchOver("the match is over")
-        out = self._dispatch(command, now, rng)
         self.version += 1
-        return out
+        try:
+            return self._dispatch(command, now, rng)
+        except Exception:
+            self.version -= 1
+            raise
 
     def _dispatch(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
         if isinstance(command, Resume):
@@ -254,6 +257,7 @@ class Match:
             may_pass=self.deal.may_pass,
             deadline=self.deadline,
             server_time=now,
+            version=self.version,
         )
 
     def _deal_over(self, now: float) -> list[Outgoing]:
@@ -290,7 +294,9 @@ class Match:
         return out + [(EVERYONE, self._awaiting_ready(now))]
 
     def _awaiting_ready(self, now: float) -> AwaitingReady:
-        return AwaitingReady(ready=list(self.ready), deadline=self.deadline, server_time=now)
+        return AwaitingReady(
+            ready=list(self.ready), deadline=self.deadline, server_time=now, version=self.version
+        )
 
     def _ready(
         self, command: Ready | ReadyTimeout, now: float, rng: RandomSource
@@ -336,6 +342,7 @@ class Match:
                 may_pass=deal.may_pass,
                 deadline=self.deadline,
                 server_time=now,
+                version=self.version,
             )
         return TableView(
             viewer_seat=seat,
@@ -361,4 +368,5 @@ class Match:
             ready=list(self.ready),
             bot_control=list(self.bot_control),
             winners=self.winners if self.phase == "over" else None,
+            version=self.version,
         )

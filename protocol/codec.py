@@ -1,0 +1,113 @@
+"""The codec: messages as msgpack maps in binary websocket frames.
+
+``encode(message) -> bytes`` and ``decode(data) -> message``. Decoding raises exactly one
+error type, ``ProtocolError``, for every bad input: too large (``TOO_LARGE``), not msgpack or
+not a map or fields of the wrong shape (``MALFORMED``), or a ``type`` this protocol does not
+know (``UNKNOWN_TYPE``). The error carries the request id when the frame had a readable one,
+so the sender learns which request was refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgpack
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    CLIENT_ADAPTER,
+    SERVER_ADAPTER,
+    ClientMessage,
+    ServerMessage,
+)
+
+#: Frames above this many bytes are refused before they are parsed.
+DEFAULT_MAX_FRAME = 16 * 1024
+
+Direction = Literal["to_server", "to_client"]
+
+
+class ProtocolError(ValueError):
+    """A frame that is not a valid message; ``code`` says how, ``request_id`` which request."""
+
+    def __init__(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+def encode(message: BaseModel) -> bytes:
+    """One message as a msgpack map."""
+    packed: bytes = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
+    return packed
+
+
+def _known_types(adapter: TypeAdapter[Any]) -> frozenset[str]:
+    schema = adapter.json_schema()
+    mapping = schema.get("discriminator", {}).get("mapping", {})
+    return frozenset(mapping)
+
+
+_TYPES: dict[Direction, frozenset[str]] = {
+    "to_server": _known_types(CLIENT_ADAPTER),
+    "to_client": _known_types(SERVER_ADAPTER),
+}
+
+
+def _unpack(data: bytes | str, max_size: int) -> dict[str, Any]:
+    if isinstance(data, str):
+        raise ProtocolError(
+            ErrorCode.MALFORMED, "text frames are not accepted: send binary msgpack"
+        )
+    if len(data) > max_size:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"frame of {len(data)} bytes exceeds {max_size}")
+    try:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception as exc:
+        raise ProtocolError(ErrorCode.MALFORMED, "frame is not valid msgpack") from exc
+    if not isinstance(obj, dict):
+        raise ProtocolError(ErrorCode.MALFORMED, "a message is a msgpack map")
+    return obj
+
+
+def _request_id(obj: dict[str, Any]) -> int | None:
+    rid = obj.get("id")
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) and rid >= 0 else None
+
+
+def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], rid: int | None) -> Any:
+    try:
+        return adapter.validate_python(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        raise ProtocolError(
+            ErrorCode.MALFORMED, f"bad {obj['type']} message: {where}: {first['msg']}", rid
+        ) from exc
+
+
+def _checked(
+    data: bytes | str, direction: Direction, max_size: int
+) -> tuple[dict[str, Any], int | None]:
+    obj = _unpack(data, max_size)
+    rid = _request_id(obj)
+    kind = obj.get("type")
+    if not isinstance(kind, str) or kind not in _TYPES[direction]:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}", rid)
+    return obj, rid
+
+
+def decode(data: bytes | str, max_size: int = DEFAULT_MAX_FRAME) -> ClientMessage:
+    """A client's frame as a message; ProtocolError when it is not one."""
+    obj, rid = _checked(data, "to_server", max_size)
+    message: ClientMessage = _validate(CLIENT_ADAPTER, obj, rid)
+    return message
+
+
+def decode_server(data: bytes | str, max_size: int = 1 << 20) -> ServerMessage:
+    """A server's frame as a message (the client's side of the codec)."""
+    obj, rid = _checked(data, "to_client", max_size)
+    message: ServerMessage = _validate(SERVER_ADAPTER, obj, rid)
+    return message

@@ -1,0 +1,267 @@
+"""Every message of the wire protocol, as pydantic v2 models with a literal ``type``.
+
+``ClientMessage`` is what a client may send, ``ServerMessage`` what a server sends; each is a
+discriminated union on ``type``. Requests carry a client-chosen ``id`` (echoed in an error
+reply, and used to recognise a resent request) and game actions may name the state
+``version`` the client acted on, so a stale action is refused rather than applied twice.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from protocol.errors import ErrorCode
+from protocol.events import (
+    AwaitingReady,
+    BidMade,
+    CardsPlayed,
+    DealEnded,
+    DealStarted,
+    DealVoided,
+    LandlordChosen,
+    MatchEnded,
+    Message,
+    Passed,
+    SeatControl,
+    TableView,
+    TurnStarted,
+)
+
+PROTOCOL_VERSION = 1
+
+BotLevel = Literal["easy", "normal", "strong"]
+BotSpeed = Literal["instant", "fast", "normal", "slow"]
+RoomMode = Literal["practice", "private", "quick"]
+Name = Annotated[str, Field(min_length=1, max_length=24)]
+RequestId = Annotated[int, Field(ge=0, le=2**53)]
+
+
+class Request(Message):
+    """Base of client messages: ``id`` is the client's number for this request."""
+
+    id: RequestId = 0
+
+
+# --- client to server -------------------------------------------------------------------
+
+
+class Hello(Request):
+    """First message: who I am, the protocol I speak, and a session token to resume."""
+
+    type: Literal["hello"] = "hello"
+    name: Name
+    version: int
+    token: str | None = None
+
+
+class StartPractice(Request):
+    """One person against two bots, no clocks, starting at once."""
+
+    type: Literal["start_practice"] = "start_practice"
+    deals: Literal[1, 3, 6, 9] = 3
+    level: BotLevel = "normal"
+    speed: BotSpeed = "normal"
+
+
+class CreateRoom(Request):
+    """A private room for 3, 6 or 9 deals, joined by its code. ``public``: listed for
+    watching."""
+
+    type: Literal["create_room"] = "create_room"
+    deals: Literal[3, 6, 9] = 3
+    public: bool = False
+
+
+class JoinRoom(Request):
+    type: Literal["join_room"] = "join_room"
+    code: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class SeatBot(Request):
+    """The creator seats a bot in an empty seat (the first empty one when ``seat`` is None)."""
+
+    type: Literal["seat_bot"] = "seat_bot"
+    seat: Annotated[int, Field(ge=0, le=2)] | None = None
+    level: BotLevel = "normal"
+
+
+class ReadyRequest(Request):
+    """Ready to start the match (private room) or the next deal."""
+
+    type: Literal["ready"] = "ready"
+
+
+class BidRequest(Request):
+    type: Literal["bid"] = "bid"
+    value: int
+    version: int | None = None
+
+
+class PassRequest(Request):
+    type: Literal["pass"] = "pass"
+    version: int | None = None
+
+
+class PlayRequest(Request):
+    """Play these ranks (3..17, see ``protocol.cards.Rank``)."""
+
+    type: Literal["play"] = "play"
+    ranks: Annotated[list[Annotated[int, Field(ge=3, le=17)]], Field(max_length=20)]
+    version: int | None = None
+
+
+class ResumeRequest(Request):
+    """Take my seat back from the bot that took it over."""
+
+    type: Literal["resume"] = "resume"
+
+
+class SetBotSpeed(Request):
+    type: Literal["set_bot_speed"] = "set_bot_speed"
+    speed: BotSpeed
+
+
+class Watch(Request):
+    type: Literal["watch"] = "watch"
+    code: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class Leave(Request):
+    """Leave the room (or stop watching)."""
+
+    type: Literal["leave"] = "leave"
+
+
+class Ping(Request):
+    type: Literal["ping"] = "ping"
+
+
+ClientMessage = Annotated[
+    Hello
+    | StartPractice
+    | CreateRoom
+    | JoinRoom
+    | SeatBot
+    | ReadyRequest
+    | BidRequest
+    | PassRequest
+    | PlayRequest
+    | ResumeRequest
+    | SetBotSpeed
+    | Watch
+    | Leave
+    | Ping,
+    Field(discriminator="type"),
+]
+
+# --- server to client -------------------------------------------------------------------
+
+
+class Welcome(Message):
+    """The session is open. Keep ``token`` secret: it resumes this seat after a drop."""
+
+    type: Literal["welcome"] = "welcome"
+    token: str
+    player_id: str
+    name: str
+    protocol_version: int = PROTOCOL_VERSION
+    resumed: bool = False
+    room: str | None = None
+
+
+class Error(Message):
+    """A request was refused and changed nothing. ``request_id`` names it."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    request_id: int | None = None
+
+
+class Pong(Message):
+    type: Literal["pong"] = "pong"
+    request_id: int
+
+
+class SeatView(Message):
+    """Who sits in a seat: a person (maybe disconnected), a bot, or nobody yet."""
+
+    kind: Literal["empty", "person", "bot"]
+    name: str | None = None
+    level: BotLevel | None = None
+    connected: bool = False
+    ready: bool = False
+
+
+class RoomView(Message):
+    """A room as one viewer sees it; ``table`` is None until the match starts."""
+
+    code: str
+    mode: RoomMode
+    deals: int
+    seats: list[SeatView]
+    watchers: int
+    your_seat: int | None
+    creator_seat: int | None
+    bot_speed: BotSpeed
+    timed: bool
+    version: int
+    table: TableView | None
+
+
+class Snapshot(Message):
+    """All this viewer may see, sent on join, watch and reconnect."""
+
+    type: Literal["snapshot"] = "snapshot"
+    room: RoomView
+
+
+class SeatsChanged(Message):
+    type: Literal["seats"] = "seats"
+    seats: list[SeatView]
+    watchers: int
+
+
+class BotSpeedChanged(Message):
+    type: Literal["bot_speed"] = "bot_speed"
+    speed: BotSpeed
+
+
+class RoomClosed(Message):
+    type: Literal["room_closed"] = "room_closed"
+    reason: Literal["match_over", "everyone_left", "server_shutdown"]
+
+
+class Left(Message):
+    """You left the room (or stopped watching)."""
+
+    type: Literal["left"] = "left"
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Error
+    | Pong
+    | Snapshot
+    | SeatsChanged
+    | BotSpeedChanged
+    | RoomClosed
+    | Left
+    | DealStarted
+    | BidMade
+    | DealVoided
+    | LandlordChosen
+    | CardsPlayed
+    | Passed
+    | TurnStarted
+    | DealEnded
+    | AwaitingReady
+    | MatchEnded
+    | SeatControl,
+    Field(discriminator="type"),
+]
+
+CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -1,0 +1,16 @@
+"""``ddz-server`` / ``python -m server``: start the Dou Dizhu websocket server."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.settings import load_settings
+from server.transport import run
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    run(load_settings(argv))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The bot interface: a policy reads one seat's ``TableView`` and returns a request.
+
+A bot is given no hidden card: the view it reads is the very one a person in that seat gets.
+``decide`` turns a view into the request a person would send (bid, pass, play or ready).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from protocol.cards import Rank, card_rank
+from protocol.events import TableView
+from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
+from protocol.plays import Play, classify
+
+
+class BotPolicy(Protocol):
+    """What every bot level implements."""
+
+    def bid(self, view: TableView) -> int:
+        """0 to pass, or a bid above the highest so far."""
+        ...
+
+    def play(self, view: TableView) -> tuple[Rank, ...] | None:
+        """The ranks to play, or None to pass (only when the seat may pass)."""
+        ...
+
+
+def hand_ranks(view: TableView) -> list[Rank]:
+    """The viewer's own hand as sorted ranks."""
+    if view.hand is None:
+        raise ValueError("a bot needs a seat's view, not a spectator's")
+    return sorted(card_rank(c) for c in view.hand)
+
+
+def table_play(view: TableView) -> Play | None:
+    """The play to beat, or None when the seat leads."""
+    if view.last_play is None:
+        return None
+    return classify(card_rank(c) for c in view.last_play.cards)
+
+
+def decide(policy: BotPolicy, view: TableView) -> Request | None:
+    """The request the seat sends now, or None when the table does not wait for it."""
+    seat = view.viewer_seat
+    if view.phase == "between_deals":
+        return None if seat is None or view.ready[seat] else ReadyRequest()
+    turn = view.turn
+    if turn is None or turn.seat != seat:
+        return None
+    if turn.action == "bid":
+        value = policy.bid(view)
+        if value == 0:
+            return PassRequest(version=turn.version)
+        return BidRequest(value=value, version=turn.version)
+    ranks = policy.play(view)
+    if ranks is None:
+        return PassRequest(version=turn.version)
+    return PlayRequest(ranks=[int(r) for r in ranks], version=turn.version)
+
+
+def policy_for(level: str) -> BotPolicy:
+    """The policy of a bot level."""
+    from server.bots.simple import SimpleBot
+
+    if level in ("easy", "normal", "strong"):
+        return SimpleBot()
+    raise ValueError(f"unknown bot level {level!r}")

@@ -1,0 +1,95 @@
+"""Connections and delivery: who is connected as which player, and sending messages to them.
+
+A message for many players is encoded once and broadcast (``websockets.broadcast`` never
+blocks on a slow reader). Each connection has a token bucket that refuses floods.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+from websockets.asyncio.server import ServerConnection, broadcast
+
+from protocol.codec import encode
+
+
+class TokenBucket:
+    """``rate`` requests a second on average, up to ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int, clock: float | None = None) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic() if clock is None else clock
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """One websocket and the player it speaks for, once it has said hello."""
+
+    def __init__(self, ws: ServerConnection, bucket: TokenBucket) -> None:
+        self.ws = ws
+        self.bucket = bucket
+        self.player_id: str | None = None
+
+    def send(self, message: BaseModel) -> None:
+        """Queue one message; like every send here it never blocks, so order is kept."""
+        broadcast([self.ws], encode(message))
+
+
+class Hub:
+    """The connections of this process, by player."""
+
+    def __init__(self) -> None:
+        self._by_player: dict[str, set[Connection]] = defaultdict(set)
+        self.all: set[Connection] = set()
+
+    def add(self, conn: Connection) -> None:
+        self.all.add(conn)
+
+    def bind(self, conn: Connection, player_id: str) -> list[Connection]:
+        """Attach ``conn`` to a player; return the player's older connections (to close)."""
+        older = list(self._by_player[player_id])
+        self._by_player[player_id] = {conn}
+        conn.player_id = player_id
+        return older
+
+    def remove(self, conn: Connection) -> bool:
+        """Forget ``conn``; True when its player has no connection left here."""
+        self.all.discard(conn)
+        pid = conn.player_id
+        if pid is None:
+            return False
+        conns = self._by_player.get(pid)
+        if conns is None:
+            return False
+        conns.discard(conn)
+        if not conns:
+            del self._by_player[pid]
+            return True
+        return False
+
+    def connected(self, player_id: str) -> bool:
+        return bool(self._by_player.get(player_id))
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
+        """Send each message to its players' connections, encoding each message once."""
+        groups: dict[int, tuple[BaseModel, list[ServerConnection]]] = {}
+        for player_id, message in deliveries:
+            conns = self._by_player.get(player_id)
+            if not conns:
+                continue
+            entry = groups.setdefault(id(message), (message, []))
+            entry[1].extend(c.ws for c in conns)
+        for message, sockets in groups.values():
+            broadcast(sockets, encode(message))

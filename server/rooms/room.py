@@ -1,0 +1,470 @@
+"""A room: three seats, its watchers and its match, as a sans-I/O state machine.
+
+``Room.handle(actor, request, now, rng)`` checks a request in a fixed order (room, phase,
+turn, state version, then the rules), changes the state or raises ``RoomError``/``GameError``
+having changed nothing, and returns deliveries: (player id, message) pairs. Every message
+passes through here, addressed by the match's audiences and the room's seats, so a hidden
+card only ever goes to the seat that holds it. The state round-trips through plain data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from protocol.cards import Rank
+from protocol.errors import ErrorCode
+from protocol.events import AwaitingReady, Message
+from protocol.messages import (
+    BidRequest,
+    BotLevel,
+    BotSpeed,
+    BotSpeedChanged,
+    Left,
+    PassRequest,
+    PlayRequest,
+    ReadyRequest,
+    Request,
+    ResumeRequest,
+    RoomClosed,
+    RoomMode,
+    RoomView,
+    SeatBot,
+    SeatsChanged,
+    SeatView,
+    SetBotSpeed,
+    Snapshot,
+)
+from server.game.commands import Bid, Command, Pass, PlayCards, Ready, ReadyTimeout, Resume, Timeout
+from server.game.deal import SEATS, RandomSource
+from server.game.errors import AlreadyReady
+from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
+
+
+class RoomError(ValueError):
+    """A request the room refuses before the game sees it."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class BotActor:
+    """A bot acting for a seat (a bot's seat, or a person's seat taken over)."""
+
+    seat: int
+
+
+Actor = str | BotActor
+"""Who sends a request: a person's player id, or a bot for a seat."""
+Delivery = tuple[str, Message]
+"""A message for one player id."""
+SeatKind = Literal["empty", "person", "bot"]
+
+
+@dataclass
+class Seat:
+    kind: SeatKind = "empty"
+    player_id: str | None = None
+    name: str | None = None
+    level: BotLevel | None = None
+    connected: bool = False
+    ready: bool = False
+    left: bool = False  # the person left during the match; a bot plays on for them
+
+    def to_data(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+@dataclass
+class Clocks:
+    """Seconds for each clock of a timed room."""
+
+    bid: float
+    play: float
+    ready: float
+
+
+@dataclass
+class Room:
+    code: str
+    mode: RoomMode
+    deals: int
+    seats: list[Seat]
+    creator: str | None = None
+    public: bool = False
+    clocks: Clocks | None = None
+    bot_speed: BotSpeed = "normal"
+    watchers: list[str] = field(default_factory=list)
+    match: Match | None = None
+    closed: str | None = None
+    version: int = 0
+
+    # --- building and plain data ------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        code: str,
+        mode: RoomMode,
+        deals: int,
+        creator: str,
+        name: str,
+        clocks: Clocks | None = None,
+        public: bool = False,
+        bot_speed: BotSpeed = "normal",
+    ) -> Room:
+        """A room with its creator in seat 0 and the other seats empty."""
+        seats = [Seat(kind="person", player_id=creator, name=name, connected=True), Seat(), Seat()]
+        return cls(
+            code=code,
+            mode=mode,
+            deals=deals,
+            seats=seats,
+            creator=creator,
+            public=public,
+            clocks=clocks,
+            bot_speed=bot_speed,
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "mode": self.mode,
+            "deals": self.deals,
+            "seats": [s.to_data() for s in self.seats],
+            "creator": self.creator,
+            "public": self.public,
+            "clocks": None if self.clocks is None else dict(vars(self.clocks)),
+            "bot_speed": self.bot_speed,
+            "watchers": list(self.watchers),
+            "match": None if self.match is None else self.match.to_data(),
+            "closed": self.closed,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Room:
+        fields = dict(data)
+        fields["seats"] = [Seat(**s) for s in data["seats"]]
+        fields["clocks"] = None if data["clocks"] is None else Clocks(**data["clocks"])
+        fields["watchers"] = list(data["watchers"])
+        fields["match"] = None if data["match"] is None else Match.from_data(data["match"])
+        return cls(**fields)
+
+    # --- who is who -------------------------------------------------------------------
+
+    def seat_of(self, player_id: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.kind == "person" and seat.player_id == player_id:
+                return i
+        return None
+
+    def people(self) -> list[str]:
+        """Player ids of the persons seated (present or not)."""
+        return [s.player_id for s in self.seats if s.kind == "person" and s.player_id]
+
+    def members(self) -> list[str]:
+        """Everyone who gets the room's public messages: seated persons and watchers."""
+        return [p for p in self.people() if not self._has_left(p)] + list(self.watchers)
+
+    def _has_left(self, player_id: str) -> bool:
+        seat = self.seat_of(player_id)
+        return seat is not None and self.seats[seat].left
+
+    def bot_seats(self) -> list[int]:
+        """Seats a bot acts for now: bot seats, and persons' seats a bot took over."""
+        control = self.match.bot_control if self.match else [False] * SEATS
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s.kind == "bot" or (s.kind == "person" and (control[i] or s.left))
+        ]
+
+    @property
+    def timed(self) -> bool:
+        return self.clocks is not None
+
+    # --- views ------------------------------------------------------------------------
+
+    def seat_views(self) -> list[SeatView]:
+        return [
+            SeatView(
+                kind=s.kind,
+                name=s.name,
+                level=s.level,
+                connected=s.kind == "bot" or (s.connected and not s.left),
+                ready=s.ready,
+            )
+            for s in self.seats
+        ]
+
+    def view_for(self, player_id: str | None, now: float) -> RoomView:
+        """The room as this player may see it (a watcher, or None, sees no hand)."""
+        seat = None if player_id is None else self.seat_of(player_id)
+        creator_seat = None if self.creator is None else self.seat_of(self.creator)
+        return RoomView(
+            code=self.code,
+            mode=self.mode,
+            deals=self.deals,
+            seats=self.seat_views(),
+            watchers=len(self.watchers),
+            your_seat=seat,
+            creator_seat=creator_seat,
+            bot_speed=self.bot_speed,
+            timed=self.timed,
+            version=self.version,
+            table=None if self.match is None else self.match.view_for(seat, now),
+        )
+
+    def snapshot_for(self, player_id: str, now: float) -> Snapshot:
+        return Snapshot(room=self.view_for(player_id, now))
+
+    def _seats_changed(self) -> list[Delivery]:
+        msg = SeatsChanged(seats=self.seat_views(), watchers=len(self.watchers))
+        return [(p, msg) for p in self.members()]
+
+    def _address(self, outgoing: list[tuple[Audience, Message]]) -> list[Delivery]:
+        """Turn the match's audiences into player ids."""
+        out: list[Delivery] = []
+        for audience, message in outgoing:
+            if audience == EVERYONE:
+                out.extend((p, message) for p in self.members())
+            elif audience == WATCHERS:
+                out.extend((p, message) for p in self.watchers)
+            else:
+                seat = self.seats[audience]
+                if seat.kind == "person" and seat.player_id and not seat.left:
+                    out.append((seat.player_id, message))
+        return out
+
+    # --- requests ---------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self.closed is not None:
+            raise RoomError(ErrorCode.NO_ROOM, "this room is closed")
+
+    def handle(
+        self, actor: Actor, request: Request, now: float, rng: RandomSource
+    ) -> list[Delivery]:
+        """Apply one request from a person or a bot; raise having changed nothing if refused."""
+        self._check_open()
+        if isinstance(actor, BotActor):
+            seat: int | None = actor.seat
+            if seat not in self.bot_seats():
+                raise RoomError(ErrorCode.NOT_ALLOWED, f"no bot acts for seat {seat}")
+        else:
+            seat = self.seat_of(actor)
+            if seat is None or self.seats[seat].left:
+                raise RoomError(ErrorCode.NO_ROOM, "you have no seat in this room")
+        out = self._handle_seat(actor, seat, request, now, rng)
+        self.version += 1
+        return out
+
+    def _handle_seat(
+        self, actor: Actor, seat: int, request: Request, now: float, rng: RandomSource
+    ) -> list[Delivery]:
+        if isinstance(request, SeatBot):
+            return self._seat_bot(actor, request)
+        if isinstance(request, SetBotSpeed):
+            return self._set_bot_speed(actor, request.speed)
+        if isinstance(request, ReadyRequest):
+            if self.match is None:
+                return self._ready_to_start(seat, now, rng)
+            return self._game(Ready(seat), now, rng)
+        if isinstance(request, ResumeRequest):
+            if isinstance(actor, BotActor) or self.match is None:
+                raise RoomError(ErrorCode.NOT_TAKEN_OVER, "no bot holds your seat")
+            return self._game(Resume(seat), now, rng)
+        if isinstance(request, BidRequest | PassRequest | PlayRequest):
+            return self._game_action(actor, seat, request, now, rng)
+        raise RoomError(ErrorCode.UNKNOWN_TYPE, f"{request.__class__.__name__} is not for a room")
+
+    def _game_action(
+        self,
+        actor: Actor,
+        seat: int,
+        request: BidRequest | PassRequest | PlayRequest,
+        now: float,
+        rng: RandomSource,
+    ) -> list[Delivery]:
+        match = self.match
+        if match is None or match.phase not in ("bidding", "playing"):
+            raise RoomError(ErrorCode.WRONG_PHASE, "no deal is being played")
+        wanted = "playing" if isinstance(request, PlayRequest) else None
+        if wanted and match.phase != wanted:
+            raise RoomError(ErrorCode.WRONG_PHASE, "this is not the time to play cards")
+        if isinstance(request, BidRequest) and match.phase != "bidding":
+            raise RoomError(ErrorCode.WRONG_PHASE, "the bidding is over")
+        if match.turn != seat:
+            raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is seat {match.turn}'s turn")
+        if not isinstance(actor, BotActor) and seat in self.bot_seats():
+            raise RoomError(ErrorCode.NOT_ALLOWED, "a bot holds your seat: send resume first")
+        if request.version is not None and request.version != match.version:
+            raise RoomError(ErrorCode.STALE, "the table has moved on since that action")
+        command: Command
+        if isinstance(request, BidRequest):
+            command = Bid(seat, request.value)
+        elif isinstance(request, PassRequest):
+            command = Pass(seat)
+        else:
+            command = PlayCards(seat, tuple(Rank(r) for r in request.ranks))
+        return self._game(command, now, rng)
+
+    def _game(self, command: Command, now: float, rng: RandomSource) -> list[Delivery]:
+        if self.match is None:
+            raise RoomError(ErrorCode.WRONG_PHASE, "the match has not started")
+        out = self.match.apply(command, now, rng)
+        out += self._ready_bots(now, rng)
+        out = self._latest_ready_prompt(out, self.match.phase == "between_deals")
+        deliveries = self._address(out)
+        if self.match.phase == "over":
+            deliveries += self._close("match_over")
+        return deliveries
+
+    def _ready_bots(self, now: float, rng: RandomSource) -> list[tuple[Audience, Message]]:
+        """Bots are always ready between deals (SPEC section 8)."""
+        match = self.match
+        out: list[tuple[Audience, Message]] = []
+        if match is None:
+            return out
+        for seat in self.bot_seats():
+            if match.phase == "between_deals" and not match.ready[seat]:
+                out += match.apply(Ready(seat), now, rng)
+        return out
+
+    @staticmethod
+    def _latest_ready_prompt(
+        out: list[tuple[Audience, Message]], between_deals: bool
+    ) -> list[tuple[Audience, Message]]:
+        """Keep only the newest AwaitingReady of one change (none once the next deal began),
+        so a client is asked once, with the bots' readiness already in it."""
+        prompts = [i for i, (_, m) in enumerate(out) if isinstance(m, AwaitingReady)]
+        keep = prompts[-1] if prompts and between_deals else None
+        return [pair for i, pair in enumerate(out) if i not in prompts or i == keep]
+
+    def clock_ran_out(self, now: float, rng: RandomSource) -> list[Delivery]:
+        """The runtime's timer fired: apply the default action of the seat on turn, or start
+        the next deal. Raises GameError when the clock has not run out (a stale timer)."""
+        self._check_open()
+        match = self.match
+        if match is None:
+            raise RoomError(ErrorCode.WRONG_PHASE, "the match has not started")
+        turn = match.turn
+        command: Command = ReadyTimeout() if turn is None else Timeout(turn)
+        out = self._game(command, now, rng)
+        self.version += 1
+        return out
+
+    def _seat_bot(self, actor: Actor, request: SeatBot) -> list[Delivery]:
+        if actor != self.creator:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "only the room's creator seats bots")
+        if self.match is not None:
+            raise RoomError(ErrorCode.WRONG_PHASE, "the match has started")
+        empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+        seat = request.seat if request.seat is not None else (empty[0] if empty else None)
+        if seat is None or seat not in empty:
+            raise RoomError(ErrorCode.ROOM_FULL, "no empty seat for a bot")
+        self.seats[seat] = Seat(
+            kind="bot", name=f"{request.level} bot", level=request.level, ready=True
+        )
+        return self._seats_changed()
+
+    def _set_bot_speed(self, actor: Actor, speed: BotSpeed) -> list[Delivery]:
+        if actor != self.creator:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "only the room's creator sets the bot speed")
+        self.bot_speed = speed
+        msg = BotSpeedChanged(speed=speed)
+        return [(p, msg) for p in self.members()]
+
+    def _ready_to_start(self, seat: int, now: float, rng: RandomSource) -> list[Delivery]:
+        if self.seats[seat].ready:
+            raise AlreadyReady("you are ready already")
+        self.seats[seat].ready = True
+        out = self._seats_changed()
+        if all(s.kind != "empty" and s.ready for s in self.seats):
+            out += self.start_match(now, rng)
+        return out
+
+    def start_match(
+        self, now: float, rng: RandomSource, first_bidder: int | None = None
+    ) -> list[Delivery]:
+        """Deal the first deal; everyone present gets their snapshot's events."""
+        clocks = self.clocks
+        config = MatchConfig(
+            deals=self.deals,
+            bid_timeout=clocks.bid if clocks else None,
+            play_timeout=clocks.play if clocks else None,
+            ready_timeout=clocks.ready if clocks else None,
+        )
+        self.match, outgoing = Match.start(config, rng, now, first_bidder)
+        return self._address(outgoing)
+
+    # --- people come and go -----------------------------------------------------------
+
+    def join(self, player_id: str, name: str, now: float) -> list[Delivery]:
+        """A person takes the first empty seat (private rooms, before the match)."""
+        self._check_open()
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
+        if self.mode == "practice":
+            raise RoomError(ErrorCode.NOT_ALLOWED, "a practice room has one person")
+        empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+        if not empty or self.match is not None:
+            raise RoomError(ErrorCode.ROOM_FULL, "this room has no empty seat")
+        if player_id in self.watchers:
+            self.watchers.remove(player_id)
+        self.seats[empty[0]] = Seat(kind="person", player_id=player_id, name=name, connected=True)
+        self.version += 1
+        return self._seats_changed()
+
+    def watch(self, player_id: str) -> list[Delivery]:
+        self._check_open()
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you have a seat in this room")
+        if player_id not in self.watchers:
+            self.watchers.append(player_id)
+            self.version += 1
+        return self._seats_changed()
+
+    def leave(self, player_id: str) -> list[Delivery]:
+        """A person leaves (their seat empties before the match, a bot plays it during the
+        match) or a watcher stops watching. The room closes when no person is left."""
+        self._check_open()
+        out: list[Delivery] = [(player_id, Left())]
+        if player_id in self.watchers:
+            self.watchers.remove(player_id)
+        else:
+            seat = self.seat_of(player_id)
+            if seat is None:
+                raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
+            if self.match is None:
+                self.seats[seat] = Seat()
+                for s in self.seats:
+                    if s.kind == "person":
+                        s.ready = False
+            else:
+                self.seats[seat].left = True
+                self.seats[seat].connected = False
+        self.version += 1
+        if not [p for p in self.people() if not self._has_left(p)]:
+            return out + self._close("everyone_left")
+        return out + self._seats_changed()
+
+    def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
+        seat = self.seat_of(player_id)
+        if seat is None or self.seats[seat].connected == connected:
+            return []
+        self.seats[seat].connected = connected
+        self.version += 1
+        return self._seats_changed()
+
+    def _close(
+        self, reason: Literal["match_over", "everyone_left", "server_shutdown"]
+    ) -> list[Delivery]:
+        msg = RoomClosed(reason=reason)
+        out: list[Delivery] = [(p, msg) for p in self.members()]
+        self.closed = reason
+        return out

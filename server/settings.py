@@ -1,0 +1,84 @@
+"""The server's settings: one typed object from the command line and the environment.
+
+Every option has an environment variable (shown by ``ddz-server --help``); the command line
+wins over the environment, which wins over the default. Times are seconds as decimals, so
+tests run the clocks in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+BOT_DELAYS = {"instant": 0.0, "fast": 0.3, "normal": 1.0, "slow": 2.0}
+"""Seconds a bot waits before it acts, by the bot speed a practice player picks."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None
+    data_dir: str = "./ddz-data"
+    bid_timeout: float = 15.0
+    play_timeout: float = 20.0
+    ready_timeout: float = 10.0
+    quick_match_wait: float = 15.0
+    max_frame: int = 16 * 1024
+    rate_limit: float = 20.0
+    rate_burst: int = 40
+    shutdown_grace: float = 5.0
+    log_level: str = "INFO"
+
+
+_HELP: dict[str, tuple[str, str]] = {
+    "host": ("DDZ_HOST", "address to listen on"),
+    "port": ("DDZ_PORT", "port to listen on"),
+    "redis_url": ("REDIS_URL", "Redis to keep matches in; none: an embedded Redis in --data-dir"),
+    "data_dir": ("DDZ_DATA_DIR", "directory of the embedded Redis's data"),
+    "bid_timeout": ("DDZ_BID_TIMEOUT", "seconds to bid in timed rooms"),
+    "play_timeout": ("DDZ_PLAY_TIMEOUT", "seconds to play in timed rooms"),
+    "ready_timeout": ("DDZ_READY_TIMEOUT", "seconds between deals before the next one starts"),
+    "quick_match_wait": (
+        "DDZ_QUICK_MATCH_WAIT",
+        "seconds in the quick-match queue before bots fill",
+    ),
+    "max_frame": ("DDZ_MAX_FRAME", "largest request frame in bytes; larger ones are refused"),
+    "rate_limit": ("DDZ_RATE_LIMIT", "requests per second a connection may send on average"),
+    "rate_burst": ("DDZ_RATE_BURST", "requests a connection may send at once above the rate"),
+    "shutdown_grace": ("DDZ_SHUTDOWN_GRACE", "seconds SIGTERM waits for connections to close"),
+    "log_level": ("DDZ_LOG_LEVEL", "logging level"),
+}
+
+
+def _parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ddz-server",
+        description="The Dou Dizhu websocket server.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    defaults = Settings()
+    for f in fields(Settings):
+        var, text = _HELP[f.name]
+        default: Any = getattr(defaults, f.name)
+        kind: Any = type(default) if default is not None else str
+        if var in env:
+            default = kind(env[var])
+        parser.add_argument(
+            "--" + f.name.replace("_", "-"),
+            type=kind,
+            default=default,
+            help=f"{text} (env {var})",
+        )
+    return parser
+
+
+def load_settings(
+    argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
+) -> Settings:
+    """Settings from ``argv`` (default: sys.argv) over ``env`` (default: os.environ)."""
+    parsed = _parser(os.environ if env is None else env).parse_args(argv)
+    return Settings(**vars(parsed))
