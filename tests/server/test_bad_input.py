@@ -1,0 +1,143 @@
+"""Bad input over a real socket: each is answered with its documented error code, to the
+sender only, and leaves the connection and the room as they were."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import msgpack
+
+from protocol.cards import Rank, card_rank
+from protocol.codec import encode
+from protocol.errors import ErrorCode
+from protocol.events import LandlordChosen, TurnStarted
+from protocol.messages import (
+    BidRequest,
+    Error,
+    JoinRoom,
+    PassRequest,
+    Ping,
+    PlayRequest,
+    Pong,
+    Snapshot,
+    StartPractice,
+)
+from tests.server.wire import WireClient, running_server, wire_client
+
+
+async def expect_error(client: WireClient, code: ErrorCode) -> Error:
+    error = await client.recv_type(Error)
+    assert error.code == code, error
+    return error
+
+
+async def still_answers(client: WireClient) -> None:
+    rid = await client.send(Ping())
+    pong = await client.recv_type(Pong)
+    assert pong.request_id == rid
+
+
+async def test_garbage_bytes_text_frames_and_unknown_types_are_refused() -> None:
+    async with running_server() as srv, wire_client(srv.url) as (client, _):
+        await client.send_raw(b"\xc1\xff\x00garbage")
+        await expect_error(client, ErrorCode.MALFORMED)
+        await client.send_raw("a text frame")
+        await expect_error(client, ErrorCode.MALFORMED)
+        await client.send_raw(msgpack.packb([1, 2, 3]))
+        await expect_error(client, ErrorCode.MALFORMED)
+        await client.send_raw(msgpack.packb({"type": "teleport", "id": 9}))
+        error = await expect_error(client, ErrorCode.UNKNOWN_TYPE)
+        assert error.request_id == 9
+        await client.send_raw(msgpack.packb({"type": "play", "id": 10, "ranks": "333"}))
+        error = await expect_error(client, ErrorCode.MALFORMED)
+        assert error.request_id == 10
+        await still_answers(client)
+
+
+async def test_a_frame_over_the_size_limit_is_refused_and_the_connection_stays() -> None:
+    async with running_server(max_frame=1024) as srv, wire_client(srv.url) as (client, _):
+        await client.send_raw(msgpack.packb({"type": "ping", "id": 1, "pad": "x" * 5000}))
+        await expect_error(client, ErrorCode.TOO_LARGE)
+        await still_answers(client)
+
+
+async def test_a_flood_is_rate_limited_and_the_connection_stays() -> None:
+    async with (
+        running_server(rate_limit=5.0, rate_burst=5) as srv,
+        wire_client(srv.url) as (
+            client,
+            _,
+        ),
+    ):
+        for _ in range(20):
+            await client.send(Ping())
+        codes = Counter()
+        for _ in range(20):
+            message = await client.recv()
+            codes[message.type if not isinstance(message, Error) else message.code] += 1
+        assert codes[ErrorCode.RATE_LIMITED] >= 10
+        assert codes["pong"] >= 4
+
+
+async def test_requests_before_hello_are_refused() -> None:
+    async with running_server() as srv:
+        from websockets.asyncio.client import connect
+
+        async with connect(srv.url) as ws:
+            client = WireClient(ws)
+            await client.send(Ping())
+            await expect_error(client, ErrorCode.NO_SESSION)
+
+
+async def test_a_wrong_room_code_is_refused() -> None:
+    async with running_server() as srv, wire_client(srv.url) as (client, _):
+        rid = await client.send(JoinRoom(code="ZZZZZ"))
+        error = await expect_error(client, ErrorCode.NO_ROOM)
+        assert error.request_id == rid
+        await still_answers(client)
+
+
+async def test_wrong_turn_wrong_phase_and_cards_not_held_change_nothing() -> None:
+    async with running_server() as srv, wire_client(srv.url) as (client, _):
+        await client.send(StartPractice(deals=1, level="easy", speed="slow"))
+        snapshot: Snapshot = await client.recv_type(Snapshot)
+        table = snapshot.room.table
+        assert table is not None and table.turn is not None and table.turn.seat == 0
+        version = srv.app.rooms[snapshot.room.code].room.version
+
+        await client.send(PlayRequest(ranks=[3]))
+        await expect_error(client, ErrorCode.WRONG_PHASE)
+        await client.send(BidRequest(value=4))
+        await expect_error(client, ErrorCode.BID_OUT_OF_RANGE)
+        assert srv.app.rooms[snapshot.room.code].room.version == version
+
+        await client.send(BidRequest(value=3))  # landlord at once: my lead
+        landlord: LandlordChosen = await client.recv_type(LandlordChosen)
+        held = Counter(card_rank(c) for c in [*(table.hand or []), *landlord.kitty])
+        missing = next(r for r in Rank if held[r] == 0)
+        await client.recv_type(TurnStarted)
+        room = srv.app.rooms[snapshot.room.code].room
+        version = room.version
+        await client.send(PlayRequest(ranks=[int(missing)]))
+        error = await expect_error(client, ErrorCode.CARDS_NOT_HELD)
+        assert "hold" in error.message
+        await client.send(PassRequest())
+        await expect_error(client, ErrorCode.LEADER_MUST_PLAY)
+        assert room.version == version
+        await still_answers(client)
+
+
+async def test_acting_out_of_turn_is_refused() -> None:
+    async with running_server() as srv, wire_client(srv.url) as (client, _):
+        await client.send(StartPractice(deals=1, level="easy", speed="slow"))
+        await client.recv_type(Snapshot)
+        await client.send(PassRequest())  # seat 0 passes; a slow bot bids next
+        await client.send(BidRequest(value=2))
+        await expect_error(client, ErrorCode.NOT_YOUR_TURN)
+        await still_answers(client)
+
+
+def test_encoded_requests_are_binary_msgpack_maps() -> None:
+    frame = encode(Ping(id=3))
+    assert isinstance(frame, bytes)
+    assert msgpack.unpackb(frame) == {"type": "ping", "id": 3}

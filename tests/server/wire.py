@@ -1,0 +1,91 @@
+"""Test helpers that speak the real protocol over real sockets to a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.codec import decode_server, encode
+from protocol.messages import PROTOCOL_VERSION, Hello, Request, ServerMessage, Welcome
+from server.app import App
+from server.settings import Settings
+from server.transport import serve_app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class RunningServer:
+    app: App
+    url: str
+    stop: asyncio.Event
+    task: asyncio.Task[None]
+
+
+@contextlib.asynccontextmanager
+async def running_server(**overrides: Any) -> AsyncIterator[RunningServer]:
+    """An App served on a free loopback port for the duration of the block."""
+    settings = replace(Settings(port=free_port()), **overrides)
+    app = App(settings)
+    ready, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve_app(app, ready, stop))
+    await asyncio.wait_for(ready.wait(), 5)
+    try:
+        yield RunningServer(app, f"ws://127.0.0.1:{settings.port}", stop, task)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+@dataclass
+class WireClient:
+    """A client that numbers its requests and keeps every message it received."""
+
+    ws: ClientConnection
+    received: list[ServerMessage] = field(default_factory=list)
+    next_id: int = 1
+
+    async def send(self, request: Request) -> int:
+        rid = self.next_id
+        self.next_id += 1
+        await self.ws.send(encode(request.model_copy(update={"id": rid})))
+        return rid
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def recv(self, timeout: float = 5.0) -> ServerMessage:
+        message = decode_server(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.received.append(message)
+        return message
+
+    async def recv_type(self, kind: type[BaseModel], timeout: float = 5.0) -> Any:
+        """Read until a message of ``kind`` arrives; return it."""
+        while True:
+            message = await self.recv(timeout)
+            if isinstance(message, kind):
+                return message
+
+
+@contextlib.asynccontextmanager
+async def wire_client(
+    url: str, name: str = "tester", token: str | None = None
+) -> AsyncIterator[tuple[WireClient, Welcome]]:
+    """A connected client that has said hello."""
+    async with connect(url) as ws:
+        client = WireClient(ws)
+        await client.send(Hello(name=name, version=PROTOCOL_VERSION, token=token))
+        welcome = await client.recv_type(Welcome)
+        yield client, welcome
