@@ -15,6 +15,8 @@ from protocol.cards import RANKS, Rank, format_cards, parse_cards, rank_counts
 ACE_INDEX = Rank.ACE.index
 SJ_INDEX = Rank.SMALL_JOKER.index
 BJ_INDEX = Rank.BIG_JOKER.index
+#: No seat holds more than 20 cards (the landlord with the kitty), so no play is longer.
+MAX_PLAY_SIZE = 20
 
 
 class Kind(StrEnum):
@@ -70,10 +72,10 @@ class Play(NamedTuple):
 
     def beats(self, other: Play) -> bool:
         """Whether this play may answer ``other`` on the table (SPEC section 5)."""
-        if self.kind is Kind.ROCKET:
-            return True
         if other.kind is Kind.ROCKET:
             return False
+        if self.kind is Kind.ROCKET:
+            return True
         if self.kind is Kind.BOMB:
             return other.kind is not Kind.BOMB or self.rank > other.rank
         return (
@@ -100,7 +102,7 @@ def classify(ranks: Iterable[Rank]) -> Play | None:
     """The play these ranks make, or None when they make none (or no deck holds them)."""
     cards = tuple(sorted(ranks))
     n = len(cards)
-    if n == 0:
+    if n == 0 or n > MAX_PLAY_SIZE:
         return None
     counts = rank_counts(cards)
     if counts[SJ_INDEX] > 1 or counts[BJ_INDEX] > 1 or max(counts) > 4:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-FORBIDDEN = ("asyncio", "redis", "websockets", "socket", "server", "client")
+# Not "socket": pydantic's own imports pull it in (via importlib.metadata), without any I/O.
+FORBIDDEN = ("asyncio", "redis", "websockets", "ssl", "http.client", "server", "client")
 
 
 def test_protocol_imports_no_io_library() -> None:

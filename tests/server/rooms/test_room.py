@@ -1,0 +1,192 @@
+"""The sans-I/O room: seats, joining, bots, readiness, watchers, leaving, and the order in
+which a request is checked (room, phase, turn, version, rules)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.events import DealStarted, TurnStarted
+from protocol.messages import (
+    BidRequest,
+    Left,
+    PassRequest,
+    PlayRequest,
+    ReadyRequest,
+    ResumeRequest,
+    RoomClosed,
+    SeatBot,
+    SeatsChanged,
+    SetBotSpeed,
+)
+from server.game.errors import GameError
+from server.rooms.room import BotActor, Clocks, Room, RoomError
+
+NOW = 1000.0
+
+
+def private_room() -> Room:
+    return Room.create("ABCDE", "private", 3, "alice", "Alice", clocks=Clocks(15, 20, 10))
+
+
+def full_room(rng: random.Random) -> Room:
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    room.join("carol", "Carol", NOW)
+    for player in ("alice", "bob", "carol"):
+        room.handle(player, ReadyRequest(), NOW, rng)
+    return room
+
+
+def refused(code: ErrorCode, room: Room, *args: object) -> None:
+    before = room.to_data()
+    with pytest.raises((RoomError, GameError)) as exc:
+        room.handle(*args)  # type: ignore[arg-type]
+    assert exc.value.code == code
+    assert room.to_data() == before
+
+
+def test_the_creator_sits_in_seat_zero_and_others_join_the_empty_seats() -> None:
+    room = private_room()
+    out = room.join("bob", "Bob", NOW)
+    assert room.seat_of("bob") == 1
+    assert {p for p, m in out if isinstance(m, SeatsChanged)} == {"alice", "bob"}
+    room.join("carol", "Carol", NOW)
+    with pytest.raises(RoomError) as exc:
+        room.join("dave", "Dave", NOW)
+    assert exc.value.code == ErrorCode.ROOM_FULL
+    with pytest.raises(RoomError) as exc:
+        room.join("bob", "Bob", NOW)
+    assert exc.value.code == ErrorCode.ALREADY_SEATED
+
+
+def test_only_the_creator_seats_bots_and_only_in_empty_seats() -> None:
+    rng = random.Random(1)
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    refused(ErrorCode.NOT_ALLOWED, room, "bob", SeatBot(level="easy"), NOW, rng)
+    room.handle("alice", SeatBot(level="easy"), NOW, rng)
+    assert room.seats[2].kind == "bot"
+    refused(ErrorCode.ROOM_FULL, room, "alice", SeatBot(level="easy"), NOW, rng)
+
+
+def test_the_match_starts_when_three_seats_are_filled_and_all_are_ready() -> None:
+    rng = random.Random(2)
+    room = private_room()
+    room.handle("alice", SeatBot(), NOW, rng)
+    room.handle("alice", ReadyRequest(), NOW, rng)
+    assert room.match is None  # seat 2 still empty
+    room.join("bob", "Bob", NOW)
+    out = room.handle("bob", ReadyRequest(), NOW, rng)
+    assert room.match is not None
+    hands = {p: m.hand for p, m in out if isinstance(m, DealStarted)}
+    assert set(hands) == {"alice", "bob"}  # the bot's hand goes to no one
+    assert hands["alice"] == room.match.deal.hands[0]
+    assert room.seat_of("bob") == 2  # the bot took the first empty seat
+    assert hands["bob"] == room.match.deal.hands[2]
+    turn = next(m for _, m in out if isinstance(m, TurnStarted))
+    assert turn.deadline == NOW + 15
+
+
+def test_a_private_room_is_timed_and_a_practice_room_is_not() -> None:
+    assert private_room().timed
+    practice = Room.create("PRACT", "practice", 1, "alice", "Alice")
+    assert not practice.timed
+    with pytest.raises(RoomError) as exc:
+        practice.join("bob", "Bob", NOW)
+    assert exc.value.code == ErrorCode.NOT_ALLOWED
+
+
+def test_requests_are_checked_phase_then_turn_then_version_then_rules() -> None:
+    rng = random.Random(3)
+    room = full_room(rng)
+    assert room.match is not None
+    turn = room.match.turn
+    assert turn is not None
+    on_turn = room.seats[turn].player_id
+    other = room.seats[(turn + 1) % 3].player_id
+    assert on_turn and other
+    refused(ErrorCode.WRONG_PHASE, room, on_turn, PlayRequest(ranks=[3]), NOW, rng)
+    refused(ErrorCode.NOT_YOUR_TURN, room, other, BidRequest(value=1), NOW, rng)
+    refused(ErrorCode.STALE, room, on_turn, BidRequest(value=1, version=99), NOW, rng)
+    refused(ErrorCode.BID_OUT_OF_RANGE, room, on_turn, BidRequest(value=5), NOW, rng)
+    version = room.match.version
+    room.handle(on_turn, BidRequest(value=1, version=version), NOW, rng)
+    # the same request again is not applied twice: the turn has moved on
+    refused(ErrorCode.NOT_YOUR_TURN, room, on_turn, BidRequest(value=1, version=version), NOW, rng)
+
+
+def test_a_bot_acts_only_for_a_seat_a_bot_holds() -> None:
+    rng = random.Random(4)
+    room = full_room(rng)
+    refused(ErrorCode.NOT_ALLOWED, room, BotActor(0), PassRequest(), NOW, rng)
+    refused(ErrorCode.NOT_TAKEN_OVER, room, "alice", ResumeRequest(), NOW, rng)
+
+
+def test_watchers_are_counted_and_get_no_hand() -> None:
+    rng = random.Random(5)
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    out = room.watch("walt")
+    assert all(m.watchers == 1 for _, m in out if isinstance(m, SeatsChanged))
+    assert {p for p, _ in out} == {"alice", "bob", "walt"}
+    room.handle("alice", SeatBot(), NOW, rng)
+    room.handle("alice", ReadyRequest(), NOW, rng)
+    out = room.handle("bob", ReadyRequest(), NOW, rng)
+    started = [m for p, m in out if p == "walt" and isinstance(m, DealStarted)]
+    assert len(started) == 1 and started[0].hand is None
+    view = room.view_for("walt", NOW)
+    assert view.your_seat is None and view.table is not None and view.table.hand is None
+    with pytest.raises(RoomError):
+        room.watch("alice")
+
+
+def test_leaving_before_the_match_empties_the_seat_and_unreadies_everyone() -> None:
+    rng = random.Random(6)
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    room.handle("alice", ReadyRequest(), NOW, rng)
+    out = room.leave("bob")
+    assert ("bob", Left()) in out
+    assert room.seats[1].kind == "empty"
+    assert not room.seats[0].ready
+
+
+def test_leaving_during_the_match_hands_the_seat_to_a_bot() -> None:
+    rng = random.Random(7)
+    room = full_room(rng)
+    room.leave("bob")
+    assert 1 in room.bot_seats()
+    assert room.closed is None
+    room.watch("walt")
+    room.leave("alice")
+    out = room.leave("carol")
+    assert room.closed == "everyone_left"
+    assert ("walt", RoomClosed(reason="everyone_left")) in out
+
+
+def test_a_practice_room_closes_when_its_person_leaves() -> None:
+    room = Room.create("PRACT", "practice", 1, "alice", "Alice")
+    room.leave("alice")
+    assert room.closed == "everyone_left"
+    with pytest.raises(RoomError) as exc:
+        room.watch("walt")
+    assert exc.value.code == ErrorCode.NO_ROOM
+
+
+def test_only_the_creator_sets_the_bot_speed() -> None:
+    rng = random.Random(8)
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    refused(ErrorCode.NOT_ALLOWED, room, "bob", SetBotSpeed(speed="fast"), NOW, rng)
+    room.handle("alice", SetBotSpeed(speed="fast"), NOW, rng)
+    assert room.bot_speed == "fast"
+
+
+def test_the_room_round_trips_through_plain_data() -> None:
+    rng = random.Random(9)
+    room = full_room(rng)
+    room.watch("walt")
+    assert Room.from_data(room.to_data()).to_data() == room.to_data()
