@@ -90,6 +90,7 @@ class Match:
     deadline: float | None = None
     timeouts_in_row: list[int] = field(default_factory=lambda: [0, 0, 0])
     bot_control: list[bool] = field(default_factory=lambda: [False, False, False])
+    resume_pending: list[bool] = field(default_factory=lambda: [False, False, False])
     version: int = 0
 
     # --- start and plain data ---------------------------------------------------------
@@ -123,6 +124,7 @@ class Match:
             "deadline": self.deadline,
             "timeouts_in_row": list(self.timeouts_in_row),
             "bot_control": list(self.bot_control),
+            "resume_pending": list(self.resume_pending),
             "version": self.version,
         }
 
@@ -133,7 +135,15 @@ class Match:
         fields["deal"] = Deal.from_data(copy.deepcopy(data["deal"]))
         if data["last_deal"] is not None:
             fields["last_deal"] = DealEnded.model_validate(data["last_deal"])
-        for name in ("totals", "deal_scores", "ready", "timeouts_in_row", "bot_control"):
+        names = (
+            "totals",
+            "deal_scores",
+            "ready",
+            "timeouts_in_row",
+            "bot_control",
+            "resume_pending",
+        )
+        for name in names:
             fields[name] = copy.deepcopy(data[name])
         return cls(**fields)
 
@@ -147,6 +157,9 @@ class Match:
         """
         if self.phase == "over":
             raise MatchOver("the match is over")
+        seat = getattr(command, "seat", 0)
+        if not 0 <= seat < SEATS:
+            raise NotYourTurn(f"there is no seat {seat}")
         self.version += 1
         try:
             return self._dispatch(command, now, rng)
@@ -167,8 +180,9 @@ class Match:
                 raise NotYourTurn(f"it is seat {deal.turn}'s turn, not seat {command.seat}'s")
             self._check_deadline(now)
             events = deal.default_action(command.seat)
-            out = self._after_action(events, now, rng)
-            return self._count_timeout(command.seat) + out
+            taken = self._count_timeout(command.seat)
+            returned = self._resume_takes_effect(command.seat)
+            return taken + returned + self._after_action(events, now, rng)
         if isinstance(command, Bid):
             events = deal.bid(command.seat, command.value)
         elif isinstance(command, Pass):
@@ -179,7 +193,8 @@ class Match:
             raise TypeError(f"not a command: {command!r}")
         if not self.bot_control[command.seat]:
             self.timeouts_in_row[command.seat] = 0
-        return self._after_action(events, now, rng)
+        returned = self._resume_takes_effect(command.seat)
+        return returned + self._after_action(events, now, rng)
 
     def _check_deadline(self, now: float) -> None:
         if self.deadline is None:
@@ -195,9 +210,21 @@ class Match:
         return []
 
     def _resume(self, seat: int) -> list[Outgoing]:
-        if not self.bot_control[seat]:
+        """Give the seat back to its person from their next turn (SPEC section 8): at once
+        when it is not their turn, else once the bot has made this turn's action."""
+        if not self.bot_control[seat] or self.resume_pending[seat]:
             raise NotTakenOver("you are already playing this seat yourself")
-        self.bot_control[seat] = False
+        if self.turn == seat:
+            self.resume_pending[seat] = True
+            return []
+        return self._give_back(seat)
+
+    def _resume_takes_effect(self, seat: int) -> list[Outgoing]:
+        """After the seat's action: a pending resume gives the seat back now."""
+        return self._give_back(seat) if self.resume_pending[seat] else []
+
+    def _give_back(self, seat: int) -> list[Outgoing]:
+        self.bot_control[seat] = self.resume_pending[seat] = False
         self.timeouts_in_row[seat] = 0
         return [(EVERYONE, SeatControl(seat=seat, bot=False, reason="resume"))]
 

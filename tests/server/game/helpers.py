@@ -455,7 +455,7 @@ def a_random_command(match: Match, rnd: random.Random, timed: bool) -> tuple[Com
     if timed and rnd.random() < 0.1:
         clock = match.config.bid_timeout if match.phase == "bidding" else match.config.play_timeout
         return Timeout(seat), float(clock or 0)
-    if timed and match.bot_control[seat] and rnd.random() < 0.5:
+    if timed and match.bot_control[seat] and not match.resume_pending[seat] and rnd.random() < 0.5:
         return Resume(seat), 0.5
     deal = match.deal
     if match.phase == "bidding":

@@ -574,6 +574,26 @@ def test_resume_gives_the_seat_back_and_resume_when_not_taken_over_is_refused() 
     assert t.match.bot_control == [False, True, False]
 
 
+def test_resume_on_the_seats_own_turn_takes_effect_after_the_bots_action() -> None:
+    """SPEC 8: resume "takes effect from their next turn": the bot finishes this one."""
+    t = Table([rigged_deck(2)], config=TIMED, first_bidder=0)
+    t.timeout(0)
+    t.timeout(1)
+    t.bid(2, 3)
+    t.play(2, "3")
+    t.timeout(0)
+    t.timeout(1)
+    t.play(2, "4")
+    assert t.match.turn == 0 and t.match.bot_control[0]
+    assert t.resume(0) == []  # pending: the bot still holds this turn
+    assert t.match.bot_control[0] and t.match.resume_pending[0]
+    t.refuse(Resume(0), NotTakenOver)
+    out = t.pass_(0)  # the bot's action for seat 0
+    assert events_of(out, SeatControl) == [SeatControl(seat=0, bot=False, reason="resume")]
+    assert t.match.bot_control == [False, True, False]  # seat 1 timed out twice as well
+    assert t.match.resume_pending == [False, False, False]
+
+
 def test_resume_is_allowed_between_deals() -> None:
     t = Table([rigged_deck(0), rigged_deck(1)], config=TIMED_THREE, first_bidder=0)
     t.bid(0, 3)
