@@ -1,0 +1,141 @@
+"""``ddz``: the terminal client's command line.
+
+    ddz [--server URL] [--name N] [--auto LEVEL] [--json] practice --deals 3 [--level L] [--speed S]
+    ddz ... create --deals N [--bots L] [--speed S] [--public]
+    ddz ... join CODE
+    ddz ... watch CODE
+    ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
+
+With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
+the match ends; otherwise it opens the interactive prompt (``client.interactive``), starting
+with the subcommand's room if one is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import sys
+from collections.abc import Sequence
+
+from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
+from client.options import Options
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+EXIT_INTERRUPTED = 130
+
+
+def _default_name() -> str:
+    try:
+        name = os.environ.get("DDZ_NAME") or getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    return (name or "player")[:24]
+
+
+def _name(text: str) -> str:
+    name = text.strip()
+    if not 1 <= len(name) <= 24:
+        raise argparse.ArgumentTypeError("a name is 1 to 24 characters")
+    return name
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; its shape is what scripts and load tests rely on."""
+    parser = argparse.ArgumentParser(
+        prog="ddz",
+        description="Play Dou Dizhu (Fight the Landlord) on a ddz server.",
+        epilog="With no subcommand, ddz opens the interactive menu.",
+    )
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("DDZ_SERVER", DEFAULT_SERVER),
+        help=f"the server's websocket URL (env DDZ_SERVER; default {DEFAULT_SERVER})",
+    )
+    parser.add_argument(
+        "--name", type=_name, default=_default_name(), help="your name at the table (env DDZ_NAME)"
+    )
+    parser.add_argument(
+        "--auto",
+        choices=LEVELS,
+        metavar="LEVEL",
+        help=f"a bot of this level ({', '.join(LEVELS)}) plays for you, headless",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="headless: print every received message as one JSON line",
+    )
+    sub = parser.add_subparsers(dest="mode", metavar="COMMAND")
+
+    practice = sub.add_parser("practice", help="play against two bots")
+    practice.add_argument(
+        "--deals", type=int, choices=PRACTICE_DEALS, default=3, help="deals in the match"
+    )
+    practice.add_argument("--level", choices=LEVELS, default="normal", help="the bots' level")
+    practice.add_argument("--speed", choices=SPEEDS, default="normal", help="the bots' speed")
+
+    create = sub.add_parser("create", help="create a private room and print its code")
+    create.add_argument(
+        "--deals", type=int, choices=ROOM_DEALS, default=3, help="deals in the match"
+    )
+    create.add_argument(
+        "--bots",
+        choices=LEVELS,
+        metavar="LEVEL",
+        help=f"seat bots of this level ({', '.join(LEVELS)}) in the empty seats, then ready",
+    )
+    create.add_argument(
+        "--speed", choices=SPEEDS, help="the bots' speed (default: the server's, normal)"
+    )
+    create.add_argument("--public", action="store_true", help="list the room for watching")
+
+    join = sub.add_parser("join", help="take a seat in a private room")
+    join.add_argument("code", help="the room's code")
+
+    watch = sub.add_parser("watch", help="watch a room")
+    watch.add_argument("code", help="the room's code")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    """The command line as ``Options``; exits with status 2 on a usage error."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.mode is None and (ns.auto or ns.json):
+        parser.error("--auto and --json need a subcommand: practice, create, join or watch")
+    return Options(
+        server=ns.server,
+        name=ns.name,
+        mode=ns.mode,
+        auto=ns.auto,
+        json=ns.json,
+        deals=getattr(ns, "deals", 3),
+        level=getattr(ns, "level", "normal"),
+        speed=getattr(ns, "speed", None) or "normal",
+        bot_speed=getattr(ns, "speed", None) if ns.mode == "create" else None,
+        bots=getattr(ns, "bots", None),
+        public=getattr(ns, "public", False),
+        code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``ddz`` console script."""
+    opts = parse_args(argv)
+    try:
+        if opts.headless:
+            from client.headless import run_headless
+
+            return asyncio.run(run_headless(opts, sys.stdout, sys.stderr))
+        from client.interactive import run_interactive
+
+        return asyncio.run(run_interactive(opts))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

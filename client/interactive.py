@@ -1,0 +1,337 @@
+"""The interactive client: a prompt, a live table panel under it, and the events above it.
+
+Thin I/O over pure parts: ``client.commands`` decides what a typed line means, whether it is
+a legal play and which hint is next; ``client.render`` draws the panel and the event lines;
+``client.table`` keeps the picture. This module only wires them to prompt_toolkit and the
+websocket: one task reads the server and prints events above the prompt, the other reads
+lines from the person. Tab fills the prompt with the next hint; the panel under the prompt
+says, as you type, whether the cards are a legal play. A dropped connection is resumed with
+the session token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.shortcuts import print_formatted_text
+from prompt_toolkit.styles import Style
+from websockets.exceptions import ConnectionClosed
+
+from client import commands as cmd
+from client.connection import Link, LinkError, RequestNumbers
+from client.headless import EXIT_CONNECT, EXIT_OK
+from client.options import Options, setup_request
+from client.render import DIM, WARN, Fragments, event_lines, table_panel
+from client.table import TableState
+from protocol.codec import ProtocolError
+from protocol.messages import (
+    BidRequest,
+    CreateRoom,
+    JoinRoom,
+    Leave,
+    PassRequest,
+    PlayRequest,
+    ReadyRequest,
+    Request,
+    ResumeRequest,
+    SeatBot,
+    ServerMessage,
+    SetBotSpeed,
+    Snapshot,
+    StartPractice,
+    Watch,
+)
+
+STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
+#: Attempts (one a second) to resume a dropped session before giving up.
+RECONNECT_ATTEMPTS = 5
+
+MENU: Fragments = [
+    ("bold", "Not in a room. "),
+    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] · join CODE · watch CODE · "),
+    ("", "help · quit"),
+]
+
+
+def say(fragments: Fragments) -> None:
+    """Print one line above the prompt."""
+    print_formatted_text(FormattedText(fragments), style=STYLE)
+
+
+class Interactive:
+    """One interactive session."""
+
+    def __init__(self, opts: Options) -> None:
+        self.opts = opts
+        self.numbers = RequestNumbers()
+        self.link: Link | None = None
+        self.state: TableState | None = None
+        self.hints = cmd.HintCycle()
+        self.prefill = ""
+        self.done = False
+        self.pending_setup = opts.mode == "create"
+        self.session: PromptSession[str] = PromptSession(
+            bottom_toolbar=self.toolbar,
+            refresh_interval=0.5,
+            key_bindings=self._bindings(),
+            style=STYLE,
+        )
+
+    # --- the screen -------------------------------------------------------------------
+
+    def in_room(self) -> bool:
+        state = self.state
+        return state is not None and state.closed is None and not state.left
+
+    def context(self) -> cmd.TurnContext:
+        return cmd.turn_context(self.state) if self.state is not None else cmd.TurnContext()
+
+    def toolbar(self) -> FormattedText:
+        """The panel under the prompt, redrawn on every key and twice a second."""
+        state = self.state
+        if state is None or (not self.in_room() and not state.match_over):
+            return FormattedText(MENU)
+        text = self.session.default_buffer.text
+        verdict = cmd.assess(text, self.context())
+        return FormattedText(table_panel(state, time.monotonic(), verdict))
+
+    def prompt(self) -> str:
+        ctx = self.context()
+        if ctx.action == "bid":
+            return "bid> "
+        if ctx.action == "play":
+            return "play> "
+        return "ddz> "
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+
+        @bindings.add("tab")
+        def _(event: KeyPressEvent) -> None:
+            """Tab: put the next hint at the prompt."""
+            text = self.next_hint()
+            if text is not None:
+                event.current_buffer.text = text
+                event.current_buffer.cursor_position = len(text)
+
+        return bindings
+
+    def next_hint(self) -> str | None:
+        """Step the hint cycle; the text of the next hint, or None when it is not my turn."""
+        if self.state is None:
+            return None
+        options = cmd.hint_options(self.context())
+        self.hints, hint, found = self.hints.advance(cmd.hint_key(self.state), options)
+        return cmd.hint_text(hint) if found else None
+
+    # --- the server -------------------------------------------------------------------
+
+    async def send(self, request: Request) -> None:
+        if self.link is None:
+            say([(WARN, "not connected")])
+            return
+        try:
+            await self.link.send(request)
+        except ConnectionClosed:
+            say([(WARN, "not sent: the connection is down")])
+
+    async def receive_loop(self) -> None:
+        """Read the server until the session ends; resume it after a drop."""
+        while not self.done:
+            link = self.link
+            if link is None:
+                return
+            try:
+                message = await link.receive()
+            except ConnectionClosed:
+                if not await self.reconnect():
+                    self.finish()
+                    return
+                continue
+            except ProtocolError as exc:
+                say([(WARN, f"protocol error: {exc.message}")])
+                continue
+            await self.on_message(message)
+
+    async def on_message(self, message: ServerMessage) -> None:
+        before = self.state
+        now = time.monotonic()
+        if isinstance(message, Snapshot):
+            self.state = TableState.from_snapshot(message, now)
+        elif self.state is not None:
+            self.state = self.state.apply(message, now)
+        after = self.state
+        if after is not None:
+            for line in event_lines(before or after, after, message):
+                say(line)
+        if isinstance(message, Snapshot) and self.pending_setup:
+            self.pending_setup = False
+            await self.set_up_room(message)
+        if self.session.app.is_running:
+            self.session.app.invalidate()
+
+    async def set_up_room(self, snapshot: Snapshot) -> None:
+        """``ddz create [--speed S] [--bots L]``: set the bots' speed, fill the empty seats
+        with bots, then ready."""
+        if snapshot.room.table is not None:
+            return
+        if self.opts.bot_speed is not None:
+            await self.send(SetBotSpeed(speed=self.opts.bot_speed))
+        if self.opts.bots is not None:
+            for seat, view in enumerate(snapshot.room.seats):
+                if view.kind == "empty":
+                    await self.send(SeatBot(seat=seat, level=self.opts.bots))
+        await self.send(ReadyRequest())
+
+    async def reconnect(self) -> bool:
+        """Resume the session with its token; False when the server stays away."""
+        old = self.link
+        if old is None or self.done:
+            return False
+        say([(WARN, "connection lost: reconnecting…")])
+        for _ in range(RECONNECT_ATTEMPTS):
+            await asyncio.sleep(1.0)
+            try:
+                self.link = await Link.open(
+                    self.opts.server, self.opts.name, old.welcome.token, self.numbers
+                )
+            except LinkError:
+                continue
+            if not self.link.welcome.room:
+                self.state = None
+            say([(DIM, "reconnected")])
+            return True
+        say([(WARN, "the server is gone; bye")])
+        return False
+
+    def finish(self) -> None:
+        """End the session: stop the prompt too."""
+        self.done = True
+        if self.session.app.is_running:
+            self.session.app.exit(exception=EOFError())
+
+    # --- the person -------------------------------------------------------------------
+
+    async def handle(self, text: str) -> None:
+        """Act on one typed line."""
+        ctx = self.context()
+        command = cmd.parse_command(text, ctx.action)
+        state = self.state
+        table = state.table if state is not None else None
+        turn = table.turn if table is not None else None
+        version = turn.version if turn is not None else None
+        if command is None:
+            if (
+                state is not None
+                and table is not None
+                and table.phase == "between_deals"
+                and state.my_seat is not None
+                and not table.ready[state.my_seat]
+            ):
+                await self.send(ReadyRequest())
+            return
+        if isinstance(command, cmd.Invalid):
+            say([(WARN, command.message)])
+        elif isinstance(command, cmd.Help):
+            print_formatted_text(cmd.HELP_TEXT)
+        elif isinstance(command, cmd.Quit):
+            if self.in_room() and state is not None and not state.match_over:
+                await self.send(Leave())
+            self.finish()
+        elif isinstance(command, cmd.ShowHint):
+            hint = self.next_hint()
+            if hint is None:
+                say([(DIM, "hints are for your turn")])
+            else:
+                self.prefill = hint
+        elif isinstance(command, cmd.PassTurn | cmd.MakeBid | cmd.PlayCards):
+            verdict = cmd.assess(text, ctx)
+            if not verdict.ok:
+                reason = verdict.message if verdict.level == "bad" else "it is not your turn"
+                say([(WARN, reason)])
+            elif isinstance(command, cmd.PassTurn):
+                await self.send(PassRequest(version=version))
+            elif isinstance(command, cmd.MakeBid):
+                await self.send(BidRequest(value=command.value, version=version))
+            else:
+                await self.send(PlayRequest(ranks=[int(r) for r in command.ranks], version=version))
+        elif isinstance(command, cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom):
+            await self.open_room(command)
+        elif not self.in_room():
+            say([(WARN, "you are not in a room")])
+        elif isinstance(command, cmd.Ready):
+            await self.send(ReadyRequest())
+        elif isinstance(command, cmd.AddBot):
+            await self.send(SeatBot(seat=command.seat, level=command.level))
+        elif isinstance(command, cmd.Speed):
+            await self.send(SetBotSpeed(speed=command.speed))
+        elif isinstance(command, cmd.Resume):
+            await self.send(ResumeRequest())
+            say([(DIM, "you will play your seat again from your next turn")])
+        elif isinstance(command, cmd.LeaveRoom):
+            await self.send(Leave())
+
+    async def open_room(
+        self, command: cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom
+    ) -> None:
+        if self.in_room():
+            say([(WARN, "you are in a room: leave it first")])
+            return
+        request: Request
+        if isinstance(command, cmd.Practice):
+            request = StartPractice.model_validate(
+                {"deals": command.deals, "level": command.level, "speed": command.speed}
+            )
+        elif isinstance(command, cmd.Create):
+            request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
+        elif isinstance(command, cmd.Join):
+            request = JoinRoom(code=command.code)
+        else:
+            request = Watch(code=command.code)
+        await self.send(request)
+
+    # --- the loop ---------------------------------------------------------------------
+
+    async def run(self) -> int:
+        try:
+            self.link = await Link.open(self.opts.server, self.opts.name, numbers=self.numbers)
+        except LinkError as exc:
+            print(f"ddz: {exc}")
+            return EXIT_CONNECT
+        with patch_stdout(raw=True):
+            say([("bold", f"ddz: connected to {self.opts.server} as {self.link.welcome.name}")])
+            receiver = asyncio.create_task(self.receive_loop())
+            request = setup_request(self.opts)
+            if request is not None:
+                await self.send(request)
+            else:
+                say(MENU)
+            try:
+                while not self.done:
+                    try:
+                        text = await self.session.prompt_async(self.prompt, default=self.prefill)
+                    except KeyboardInterrupt:
+                        continue  # Ctrl-C clears the line; Ctrl-D or quit ends
+                    except EOFError:
+                        break
+                    self.prefill = ""
+                    await self.handle(text)
+            finally:
+                self.done = True
+                receiver.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await receiver
+                if self.link is not None:
+                    await self.link.close()
+        return EXIT_OK
+
+
+async def run_interactive(opts: Options) -> int:
+    """Run the interactive client; returns the process exit status."""
+    return await Interactive(opts).run()

@@ -1,0 +1,65 @@
+"""The parsed command line, shared by the headless and the interactive client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from protocol.messages import (
+    BotLevel,
+    BotSpeed,
+    CreateRoom,
+    JoinRoom,
+    Request,
+    StartPractice,
+    Watch,
+)
+
+Mode = Literal["practice", "create", "join", "watch"]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What ``ddz`` was asked to do.
+
+    ``mode`` is the subcommand (None: the interactive menu). ``auto`` is the bot level that
+    plays for me (None: I play), ``json`` prints every received message as a JSON line.
+    ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
+    and ``public`` for create; ``code`` for join and watch.
+    """
+
+    server: str
+    name: str
+    mode: Mode | None = None
+    auto: BotLevel | None = None
+    json: bool = False
+    deals: int = 3
+    level: BotLevel = "normal"
+    speed: BotSpeed = "normal"
+    bots: BotLevel | None = None
+    bot_speed: BotSpeed | None = None
+    public: bool = False
+    code: str | None = None
+
+    @property
+    def headless(self) -> bool:
+        """No prompt: a bot plays (``--auto``) or messages are only printed (``--json``)."""
+        return self.auto is not None or self.json
+
+
+def setup_request(opts: Options) -> Request | None:
+    """The request that opens the session's room for a subcommand (None: no subcommand).
+
+    Validated like any message, so a deal count the room does not take fails here.
+    """
+    if opts.mode == "practice":
+        return StartPractice.model_validate(
+            {"deals": opts.deals, "level": opts.level, "speed": opts.speed}
+        )
+    if opts.mode == "create":
+        return CreateRoom.model_validate({"deals": opts.deals, "public": opts.public})
+    if opts.mode == "join" and opts.code:
+        return JoinRoom(code=opts.code)
+    if opts.mode == "watch" and opts.code:
+        return Watch(code=opts.code)
+    return None

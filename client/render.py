@@ -1,0 +1,389 @@
+"""How the table and its events read on a terminal: pure functions to styled text.
+
+Everything here returns ``Fragments``, a list of ``(style, text)`` pairs in prompt_toolkit's
+style syntax (``"ansired bold"``), so the interactive client shows them in colour and the
+headless client prints them plain (``plain``). Seats are numbered 1..3 for people; the wire
+numbers them 0..2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from client.commands import Verdict, describe_play, kind_label
+from client.table import TableState
+from protocol.cards import Card, card_rank
+from protocol.events import (
+    AwaitingReady,
+    BidMade,
+    CardsPlayed,
+    DealEnded,
+    DealStarted,
+    DealVoided,
+    LandlordChosen,
+    MatchEnded,
+    Passed,
+    SeatControl,
+    TablePlay,
+    TurnStarted,
+)
+from protocol.messages import (
+    BotSpeedChanged,
+    Error,
+    Left,
+    RoomClosed,
+    SeatsChanged,
+    SeatView,
+    ServerMessage,
+    Snapshot,
+    Welcome,
+)
+from protocol.plays import classify
+
+Fragments = list[tuple[str, str]]
+
+RED = "ansired"
+WARN = "ansired bold"
+GOOD = "ansigreen"
+DIM = "ansibrightblack"
+ACCENT = "ansicyan"
+BOLD = "bold"
+
+
+def plain(fragments: Iterable[tuple[str, str]]) -> str:
+    """The text of some fragments without their styles."""
+    return "".join(text for _, text in fragments)
+
+
+def card_fragments(card_ids: Iterable[int]) -> Fragments:
+    """Physical cards sorted, with suits; hearts, diamonds and the big joker in red."""
+    out: Fragments = []
+    for i, card_id in enumerate(sorted(card_ids)):
+        if i:
+            out.append(("", " "))
+        card = Card(card_id)
+        red = card.suit in ("♥", "♦") or card_id == 53
+        out.append((RED if red else BOLD, str(card)))
+    return out
+
+
+def seat_name(state: TableState, seat: int) -> str:
+    """A seat's name, with ``(you)`` on my own seat."""
+    name = state.seat_name(seat)
+    return f"{name} (you)" if seat == state.my_seat else name
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
+    return [*card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+def event_lines(before: TableState, after: TableState, message: ServerMessage) -> list[Fragments]:
+    """Lines telling what ``message`` did, for the log above the prompt; ``before`` and
+    ``after`` are the states either side of it (names and readiness come from them)."""
+
+    def name(seat: int) -> str:
+        return seat_name(after, seat)
+
+    if isinstance(message, Welcome):
+        resumed = " (session resumed)" if message.resumed else ""
+        return [[(DIM, f"connected as {message.name}{resumed}")]]
+    if isinstance(message, Error):
+        return [[(WARN, f"refused: {message.message}"), (DIM, f" [{message.code}]")]]
+    if isinstance(message, Snapshot):
+        return _snapshot_lines(after)
+    if isinstance(message, SeatsChanged):
+        return _seat_changes(before, after)
+    if isinstance(message, BotSpeedChanged):
+        return [[(DIM, f"bot speed: {message.speed}")]]
+    if isinstance(message, RoomClosed):
+        reason = {
+            "match_over": "the match is over",
+            "everyone_left": "everyone left",
+            "server_shutdown": "the server is shutting down",
+        }[message.reason]
+        return [[(BOLD, f"room closed: {reason}")]]
+    if isinstance(message, Left):
+        return [[(DIM, "you left the room")]]
+    if isinstance(message, DealStarted):
+        line: Fragments = [
+            (ACCENT + " bold", f"── deal {message.deal_no} of {message.deals_total} ── "),
+            ("", f"{name(message.first_bidder)} bids first"),
+        ]
+        if message.forced_bid:
+            line.append((WARN, " and must bid (three void deals)"))
+        return [line]
+    if isinstance(message, BidMade):
+        bid = "pass" if message.bid == 0 else f"bids {message.bid}"
+        return [[(BOLD, name(message.seat)), ("", f": {bid}"), *_timeout(message.timeout)]]
+    if isinstance(message, DealVoided):
+        return [[(DIM, "everyone passed: the deal is void and dealt again")]]
+    if isinstance(message, LandlordChosen):
+        return [
+            [
+                (BOLD, name(message.seat)),
+                ("", f" is the landlord (base {message.base}); kitty: "),
+                *card_fragments(message.kitty),
+            ]
+        ]
+    if isinstance(message, CardsPlayed):
+        return [_played_line(after, message, name(message.seat))]
+    if isinstance(message, Passed):
+        line = [(BOLD, name(message.seat)), ("", ": pass"), *_timeout(message.timeout)]
+        if message.trick_over and message.leader is not None:
+            line.append((DIM, f"  (trick over: {name(message.leader)} leads)"))
+        return [line]
+    if isinstance(message, TurnStarted):
+        if message.seat == after.my_seat and not before.my_turn:
+            verb = "bid" if message.action == "bid" else "play"
+            return [[(GOOD + " bold", f"» your turn to {verb}")]]
+        return []
+    if isinstance(message, DealEnded):
+        return deal_summary(after, message)
+    if isinstance(message, AwaitingReady):
+        return _ready_changes(before, after, message)
+    if isinstance(message, MatchEnded):
+        winners = ", ".join(name(s) for s in message.winners)
+        totals = "  ".join(f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals))
+        return [[(GOOD + " bold", f"match over: {winners} win"), ("", f"   totals: {totals}")]]
+    if isinstance(message, SeatControl):
+        if message.bot:
+            tail = " (type resume to play again)" if message.seat == after.my_seat else ""
+            return [
+                [(WARN, f"a bot took over {name(message.seat)}'s seat after two timeouts{tail}")]
+            ]
+        return [[(DIM, f"{name(message.seat)} plays again")]]
+    return []
+
+
+def _timeout(timeout: bool) -> Fragments:
+    return [(DIM, " (time ran out)")] if timeout else []
+
+
+def _played_line(state: TableState, event: CardsPlayed, who: str) -> Fragments:
+    line: Fragments = [(BOLD, who), ("", ": "), *_play_text(event)]
+    left = event.card_counts[event.seat]
+    if event.kind in ("bomb", "rocket"):
+        line.append((WARN, f"  multiplier ×{event.multiplier}"))
+    if left <= 2:
+        line.append((WARN, f"  {left} card{'s' if left != 1 else ''} left!"))
+    return line
+
+
+def _snapshot_lines(state: TableState) -> list[Fragments]:
+    room = state.room
+    lines: list[Fragments] = []
+    if state.is_watcher:
+        lines.append([(ACCENT, f"watching room {room.code}"), (DIM, f" ({room.mode})")])
+    elif room.mode == "practice":
+        lines.append([(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({room.code})")])
+    else:
+        lines.append([(ACCENT, f"room {room.code}"), ("", f" ({room.mode}, {room.deals} deals)")])
+        if room.table is None:
+            lines.append([("", "share the code "), (BOLD, room.code), ("", " so others can join")])
+            if room.creator_seat == state.my_seat:
+                lines.append([(DIM, "seat bots with: bot [LEVEL]; start with: ready")])
+    table = room.table
+    if table is not None and table.turn is not None and state.my_turn:
+        verb = "bid" if table.turn.action == "bid" else "play"
+        lines.append([(GOOD + " bold", f"» your turn to {verb}")])
+    return lines
+
+
+def _seat_changes(before: TableState, after: TableState) -> list[Fragments]:
+    old, new = before.room.seats, after.room.seats
+    lines: list[Fragments] = []
+    for seat, (was, now) in enumerate(zip(old, new, strict=False)):
+        who = seat_name(after, seat)
+        if was.kind != now.kind or was.name != now.name:
+            if now.kind == "empty":
+                lines.append([(DIM, f"{seat_name(before, seat)} left seat {seat + 1}")])
+            else:
+                lines.append([("", f"{who} sits in seat {seat + 1}")])
+        elif was.connected != now.connected and now.kind == "person":
+            lines.append([(DIM, f"{who} {'is back' if now.connected else 'lost connection'}")])
+        elif now.ready and not was.ready and after.table is None:
+            lines.append([(DIM, f"{who} is ready")])
+    if before.room.watchers != after.room.watchers:
+        lines.append([(DIM, f"{after.room.watchers} watching")])
+    return lines
+
+
+def _ready_changes(before: TableState, after: TableState, event: AwaitingReady) -> list[Fragments]:
+    old = before.table.ready if before.table is not None else [False] * 3
+    lines: list[Fragments] = [
+        [(DIM, f"{seat_name(after, s)} is ready")]
+        for s, ready in enumerate(event.ready)
+        if ready and not old[s]
+    ]
+    return lines
+
+
+def deal_summary(state: TableState, event: DealEnded) -> list[Fragments]:
+    """The end-of-deal summary: who won, how the score came about, every seat's remaining
+    cards, its points and its total."""
+    landlord = seat_name(state, event.landlord)
+    winner = f"the landlord ({landlord}) wins" if event.winner == "landlord" else "the farmers win"
+    score = event.score
+    why = [f"base {score.base}"]
+    if score.bombs:
+        why.append(f"{score.bombs} bomb{'s' if score.bombs > 1 else ''}")
+    if score.rockets:
+        why.append("rocket")
+    if score.spring:
+        why.append("spring")
+    if score.anti_spring:
+        why.append("anti-spring")
+    lines: list[Fragments] = [
+        [(ACCENT + " bold", f"── deal {event.deal_no} over: {winner} ── "), ("", ", ".join(why))],
+        [(DIM, f"   stake: base {score.base} × multiplier {score.multiplier}")],
+    ]
+    for seat, hand in enumerate(event.hands):
+        role = "landlord" if seat == event.landlord else "farmer"
+        line: Fragments = [
+            ("", f"   {seat_name(state, seat):<18} {role:<9}"),
+            (GOOD if score.scores[seat] > 0 else RED, f"{_signed(score.scores[seat]):>5}"),
+            ("", f"  total {_signed(event.totals[seat]):>5}   "),
+        ]
+        line.extend(card_fragments(hand) if hand else [(DIM, "out")])
+        lines.append(line)
+    return lines
+
+
+# --- the table panel ----------------------------------------------------------------------
+
+
+def _seat_status(state: TableState, seat: int, view: SeatView) -> Fragments:
+    """One seat's line: turn marker, name, role, cards left (red at two or one), bid, total."""
+    table = state.table
+    turn = table.turn.seat if table is not None and table.turn is not None else None
+    marker = "▶ " if turn == seat else "  "
+    name = seat_name(state, seat) if view.kind != "empty" else "(empty)"
+    if view.kind == "bot":
+        name += f" [{view.level or 'bot'} bot]" if view.level and "bot" not in name else ""
+    out: Fragments = [(GOOD + " bold" if marker.strip() else "", marker), (BOLD, f"S{seat + 1} ")]
+    out.append(("" if view.kind != "empty" else DIM, f"{name:<22}"))
+    if view.kind == "person" and not view.connected:
+        out.append((WARN, " offline"))
+    if table is None:
+        out.append((GOOD if view.ready else DIM, " ready" if view.ready else " not ready"))
+        return out
+    if table.landlord == seat:
+        out.append((ACCENT + " bold", " LANDLORD"))
+    elif table.landlord is not None:
+        out.append((DIM, " farmer  "))
+    count = table.card_counts[seat] if seat < len(table.card_counts) else 0
+    noun = "card " if count == 1 else "cards"
+    out.append((WARN if 0 < count <= 2 else "", f"  {count:>2} {noun}"))
+    bids = [b for s, b in table.bids if s == seat]
+    if table.phase == "bidding" and bids:
+        out.append(("", f"  bid {'pass' if bids[0] == 0 else bids[0]}"))
+    if seat in state.trick_passes:
+        out.append((DIM, "  passed"))
+    out.append(("", f"  total {_signed(table.totals[seat])}"))
+    if table.bot_control[seat]:
+        out.append((WARN, "  [bot playing]"))
+    if table.phase == "between_deals":
+        out.append((GOOD, "  ready") if table.ready[seat] else (DIM, "  not ready"))
+    return out
+
+
+def turn_line(state: TableState, now: float) -> Fragments:
+    """Whose turn it is and the time left, or what the room waits for."""
+    table = state.table
+    room = state.room
+    left = ""
+    if state.countdown is not None:
+        left = f"  {state.countdown.left(now):.0f}s left"
+    if state.closed is not None and not state.match_over:
+        return [(WARN, f"room closed ({state.closed})")]
+    if table is None:
+        empty = sum(1 for s in room.seats if s.kind == "empty")
+        if empty:
+            return [(DIM, f"waiting for {empty} more player(s); code {room.code}")]
+        return [(DIM, "waiting for everyone to be ready")]
+    if table.phase == "over":
+        return [(GOOD + " bold", "match over"), (DIM, "  (practice, create, join, watch or quit)")]
+    if table.phase == "between_deals":
+        mine = state.my_seat
+        if mine is not None and not table.ready[mine]:
+            return [
+                (GOOD + " bold", "deal over: type ready (or press Enter) for the next"),
+                ("", left),
+            ]
+        return [(DIM, "waiting for the others to be ready"), ("", left)]
+    turn = table.turn
+    if turn is None:
+        return [(DIM, "…")]
+    verb = "bid" if turn.action == "bid" else "play"
+    warn = WARN if state.countdown is not None and state.countdown.left(now) <= 5 else ""
+    mine = state.my_seat
+    if mine is not None and table.bot_control[mine]:
+        return [(WARN, "a bot is playing your seat: type resume to play again"), ("", left)]
+    if state.my_turn:
+        lead = " (you lead)" if verb == "play" and table.last_play is None else ""
+        return [(GOOD + " bold", f"your turn to {verb}{lead}"), (warn, left)]
+    return [("", f"{seat_name(state, turn.seat)} to {verb}"), (warn, left)]
+
+
+def table_panel(state: TableState, now: float, verdict: Verdict | None = None) -> Fragments:
+    """The status panel under the prompt: the room, each seat, the kitty, the trick, my hand,
+    whose turn it is with the time left, and what the typed text would do."""
+    room = state.room
+    table = state.table
+    head = f"room {room.code} · {room.mode}"
+    if table is not None:
+        head += f" · deal {table.deal_no}/{table.deals_total}"
+        if table.base:
+            head += f" · base {table.base}"
+        head += f" · ×{table.multiplier}"
+    else:
+        head += f" · {room.deals} deals"
+    if any(s.kind == "bot" for s in room.seats):
+        head += f" · bots {room.bot_speed}"
+    if room.watchers:
+        head += f" · {room.watchers} watching"
+    out: Fragments = [(ACCENT, head), ("", "\n")]
+    for seat, view in enumerate(room.seats):
+        out.extend(_seat_status(state, seat, view))
+        out.append(("", "\n"))
+    if table is not None:
+        if table.kitty is not None:
+            out.extend([(DIM, "kitty  "), *card_fragments(table.kitty), ("", "\n")])
+        out.append((DIM, "table  "))
+        if table.last_play is not None:
+            out.extend(
+                [
+                    (BOLD, seat_name(state, table.last_play.seat) + ": "),
+                    *_play_text(table.last_play),
+                ]
+            )
+        elif table.phase == "playing":
+            out.append((DIM, "empty: a new trick"))
+        else:
+            out.append((DIM, "-"))
+        out.append(("", "\n"))
+        if table.hand is not None:
+            out.extend([(DIM, "hand   "), *card_fragments(table.hand), ("", "\n")])
+    out.extend(turn_line(state, now))
+    if verdict is not None and verdict.message:
+        style = {"ok": GOOD, "bad": WARN, "info": DIM}[verdict.level]
+        mark = {"ok": "✓ ", "bad": "✗ ", "info": ""}[verdict.level]
+        out.extend([("", "\n"), (style, mark + verdict.message)])
+    return out
+
+
+def describe_last_play(state: TableState) -> str:
+    """The play on the table in words (for tests and plain output)."""
+    table = state.table
+    if table is None or table.last_play is None:
+        return "nothing"
+    play = classify(card_rank(c) for c in table.last_play.cards)
+    who = seat_name(state, table.last_play.seat)
+    return f"{who}: {describe_play(play) if play else table.last_play.kind}"

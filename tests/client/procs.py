@@ -1,0 +1,26 @@
+"""How the client's tests start real processes: the console scripts, and a free port."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def command(script: str, module: str) -> list[str]:
+    """The console script next to this interpreter, or ``python -m`` when not installed."""
+    path = BIN / script
+    return [str(path)] if path.exists() else [sys.executable, "-m", module]
+
+
+DDZ = command("ddz", "client.cli")
+DDZ_SERVER = command("ddz-server", "server")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port

@@ -1,0 +1,105 @@
+"""The shape of the ``ddz`` command line, which scripts and load tests rely on."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from client.cli import build_parser, parse_args
+from client.options import Options, setup_request
+from protocol.messages import CreateRoom, JoinRoom, StartPractice, Watch
+
+URL = "ws://127.0.0.1:8765"
+
+
+def test_the_console_script_is_declared() -> None:
+    pyproject = tomllib.loads(Path(__file__).parents[2].joinpath("pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["ddz"] == "client.cli:main"
+    deps = " ".join(pyproject["project"]["dependencies"])
+    assert "prompt_toolkit" in deps and "websockets" in deps
+
+
+def test_headless_practice() -> None:
+    opts = parse_args(
+        ["--server", URL, "--name", "ann", "--auto", "easy", "--json", "practice", "--deals", "1"]
+        + ["--level", "strong", "--speed", "instant"]
+    )
+    assert opts == Options(
+        server=URL,
+        name="ann",
+        mode="practice",
+        auto="easy",
+        json=True,
+        deals=1,
+        level="strong",
+        speed="instant",
+    )
+    assert opts.headless
+    assert setup_request(opts) == StartPractice(deals=1, level="strong", speed="instant")
+
+
+def test_practice_defaults() -> None:
+    opts = parse_args(["--server", URL, "practice"])
+    assert (opts.deals, opts.level, opts.speed, opts.auto, opts.json) == (
+        3,
+        "normal",
+        "normal",
+        None,
+        False,
+    )
+    assert not opts.headless
+
+
+def test_create_with_bots() -> None:
+    opts = parse_args(
+        ["--server", URL, "--auto", "normal", "create", "--deals", "6", "--bots", "easy"]
+    )
+    assert (opts.mode, opts.deals, opts.bots, opts.public) == ("create", 6, "easy", False)
+    assert setup_request(opts) == CreateRoom(deals=6)
+    public = parse_args(["create", "--public"])
+    assert setup_request(public) == CreateRoom(deals=3, public=True)
+
+
+def test_join_and_watch_take_a_code() -> None:
+    opts = parse_args(["--server", URL, "--auto", "easy", "join", "k7p2q"])
+    assert (opts.mode, opts.code) == ("join", "K7P2Q")
+    assert setup_request(opts) == JoinRoom(code="K7P2Q")
+    opts = parse_args(["--json", "watch", "ABCDE"])
+    assert setup_request(opts) == Watch(code="ABCDE")
+
+
+def test_no_subcommand_is_the_interactive_menu() -> None:
+    opts = parse_args(["--server", URL, "--name", "bo"])
+    assert opts.mode is None and not opts.headless
+    assert setup_request(opts) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["practice", "--deals", "2"],
+        ["practice", "--speed", "warp"],
+        ["practice", "--level", "hard"],
+        ["create", "--deals", "1"],
+        ["create", "--bots", "hard"],
+        ["--auto", "genius", "practice"],
+        ["--auto", "easy"],
+        ["--json"],
+        ["join"],
+        ["--name", "", "practice"],
+        ["--name", "x" * 25, "practice"],
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parse_args(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err
+
+
+def test_help_names_every_subcommand() -> None:
+    text = build_parser().format_help()
+    for word in ("practice", "create", "join", "watch", "--auto", "--json", "--server", "--name"):
+        assert word in text

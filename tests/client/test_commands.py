@@ -1,0 +1,214 @@
+"""What typed text means, the legality check shown while typing, and the hint cycle."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from client import commands as c
+from client.table import TableState
+from protocol.cards import Rank, parse_cards
+from protocol.events import SeatControl
+from protocol.messages import BotLevel, BotSpeed
+from protocol.plays import Kind, Play
+from tests.client.helpers import bidding_done, room
+
+
+def ranks(text: str) -> tuple[Rank, ...]:
+    return tuple(parse_cards(text))
+
+
+def play(text: str) -> Play:
+    return Play.parse(text)
+
+
+def test_levels_and_speeds_are_the_protocols() -> None:
+    assert set(c.LEVELS) == set(get_args(BotLevel))
+    assert set(c.SPEEDS) == set(get_args(BotSpeed))
+
+
+# --- parse_command --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("333 44", c.PlayCards(ranks("33344"))),
+        ("10 10 J", c.PlayCards(ranks("10 10 J"))),
+        ("3-7", c.PlayCards(ranks("34567"))),
+        ("sj bj", c.PlayCards(ranks("SJ BJ"))),
+        ("  pass ", c.PassTurn()),
+        ("PASS", c.PassTurn()),
+        ("hint", c.ShowHint()),
+        ("h", c.ShowHint()),
+        ("ready", c.Ready()),
+        ("resume", c.Resume()),
+        ("leave", c.LeaveRoom()),
+        ("quit", c.Quit()),
+        ("exit", c.Quit()),
+        ("help", c.Help()),
+        ("?", c.Help()),
+        ("join k7p2q", c.Join("K7P2Q")),
+        ("watch ABCDE", c.WatchRoom("ABCDE")),
+        ("speed fast", c.Speed("fast")),
+        ("bid 2", c.MakeBid(2)),
+        ("bid 0", c.PassTurn()),
+        ("bot", c.AddBot("normal", None)),
+        ("bot easy 3", c.AddBot("easy", 2)),
+        ("practice", c.Practice(3, "normal", "normal")),
+        ("practice 1 strong instant", c.Practice(1, "strong", "instant")),
+        ("practice fast", c.Practice(3, "normal", "fast")),
+        ("practice 9 normal slow", c.Practice(9, "normal", "slow")),
+        ("create", c.Create(3, False)),
+        ("create 6 public", c.Create(6, True)),
+    ],
+)
+def test_parse_command(text: str, expected: c.Command) -> None:
+    assert c.parse_command(text) == expected
+
+
+def test_an_empty_line_is_no_command() -> None:
+    assert c.parse_command("") is None
+    assert c.parse_command("   ") is None
+
+
+def test_a_bare_digit_is_a_bid_only_while_i_bid() -> None:
+    assert c.parse_command("2", "bid") == c.MakeBid(2)
+    assert c.parse_command("0", "bid") == c.PassTurn()
+    assert c.parse_command("2", "play") == c.PlayCards((Rank.TWO,))
+    assert c.parse_command("3", None) == c.PlayCards((Rank.THREE,))
+    assert c.parse_command("33", "bid") == c.PlayCards(ranks("33"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "xyz",
+        "333 1",
+        "join",
+        "join A B",
+        "speed warp",
+        "bid 4",
+        "practice 2",
+        "practice 3 hard",
+        "create 1",
+        "bot 4",
+        "pass now",
+        "33333",
+    ],
+)
+def test_nonsense_is_invalid_with_a_reason(text: str) -> None:
+    command = c.parse_command(text)
+    assert isinstance(command, c.Invalid)
+    assert command.message
+
+
+# --- legality ---------------------------------------------------------------------------
+
+HAND = ranks("3334 5556 789 10 J Q K 2 SJ BJ")
+
+
+def test_check_play_says_what_is_wrong_in_the_servers_order() -> None:
+    assert c.check_play(ranks("44"), HAND, None) == c.Verdict("bad", "you do not hold 4")
+    verdict = c.check_play(ranks("34"), HAND, None)
+    assert verdict.level == "bad" and "not a play" in verdict.message
+    verdict = c.check_play(ranks("5556"), HAND, play("KKK3"))
+    assert verdict.level == "bad" and "does not beat" in verdict.message
+    verdict = c.check_play(ranks("7-J"), HAND, None)
+    assert verdict.ok and verdict.play is not None and verdict.play.kind is Kind.STRAIGHT
+    verdict = c.check_play(ranks("sj bj"), HAND, play("2222"))
+    assert verdict.ok and "ROCKET" in verdict.message
+
+
+def ctx(**kw: object) -> c.TurnContext:
+    base: dict[str, object] = {"hand": HAND, "action": "play", "may_pass": True}
+    base.update(kw)
+    return c.TurnContext(**base)  # type: ignore[arg-type]
+
+
+def test_assess_while_typing() -> None:
+    to_beat = play("44")
+    assert c.assess("555", ctx(to_beat=to_beat)).level == "bad"  # not the same kind
+    assert c.assess("55", ctx(to_beat=to_beat)).ok
+    assert c.assess("33", ctx(to_beat=to_beat)).level == "bad"  # lower
+    assert c.assess("AA", ctx(to_beat=to_beat)).level == "bad"  # not held
+    assert c.assess("pass", ctx(to_beat=to_beat)).ok
+    assert c.assess("pass", ctx(may_pass=False)).level == "bad"  # must lead
+    assert c.assess("3 4", ctx()).level == "bad"
+    assert c.assess("3$", ctx()).level == "bad"
+    assert c.assess("", ctx()).level == "info"
+    assert "beat pair 44" in c.assess("", ctx(to_beat=to_beat)).message
+
+
+def test_assess_off_turn_and_for_watchers() -> None:
+    off = ctx(action=None)
+    verdict = c.assess("555 6", off)
+    assert verdict.level == "info" and "not your turn" in verdict.message
+    assert c.assess("555 6", ctx(seated=False, action=None)).level == "bad"
+    assert c.assess("ready", off).level == "info"
+
+
+def test_assess_bids() -> None:
+    bidding = ctx(action="bid", highest_bid=1)
+    assert c.assess("2", bidding).ok
+    assert c.assess("1", bidding).level == "bad"
+    assert c.assess("bid 3", bidding).ok
+    assert c.assess("pass", bidding).ok
+    assert c.assess("pass", ctx(action="bid", may_pass=False)).level == "bad"
+    assert c.assess("bid 2", ctx(action="play")).level == "bad"
+
+
+# --- hints ----------------------------------------------------------------------------
+
+
+def test_hints_beat_the_table_smallest_first_then_pass() -> None:
+    options = c.hint_options(ctx(hand=ranks("3 5 9 A 8888 SJ BJ"), to_beat=play("4")))
+    texts = [c.hint_text(o) for o in options]
+    assert texts == ["5", "8", "9", "A", "SJ", "BJ", "8888", "SJ BJ", "pass"]
+
+
+def test_a_leader_gets_no_pass_hint() -> None:
+    options = c.hint_options(ctx(hand=ranks("33"), may_pass=False))
+    assert [c.hint_text(o) for o in options] == ["3", "33"]
+
+
+def test_nothing_to_beat_with_leaves_only_pass() -> None:
+    options = c.hint_options(ctx(hand=ranks("3"), to_beat=play("BJ")))
+    assert options == [None]
+
+
+def test_bid_hints() -> None:
+    assert c.hint_options(ctx(action="bid", highest_bid=1)) == [2, 3, None]
+    assert c.hint_options(ctx(action="bid", may_pass=False)) == [1, 2, 3]
+    assert c.hint_options(ctx(action=None)) == []
+
+
+def test_hint_cycle_wraps_and_restarts_on_a_new_turn() -> None:
+    options: list[c.Hint] = [play("5"), play("9"), None]
+    cycle = c.HintCycle()
+    seen = []
+    for _ in range(4):
+        cycle, hint, found = cycle.advance("turn-1", options)
+        assert found
+        seen.append(c.hint_text(hint))
+    assert seen == ["5", "9", "pass", "5"]
+    cycle, hint, _ = cycle.advance("turn-2", options)
+    assert c.hint_text(hint) == "5"
+    _, hint, found = cycle.advance("turn-3", [])
+    assert not found
+
+
+def test_describe_play_and_kind_labels() -> None:
+    assert c.describe_play(play("3334")) == "triple + single 333 4"
+    assert c.kind_label("rocket") == "ROCKET"
+    assert c.kind_label("something_new") == "something_new"
+    assert set(c.KIND_LABELS) == set(Kind)
+
+
+def test_no_action_is_mine_while_a_bot_holds_my_seat() -> None:
+    state = bidding_done(TableState.from_room(room()))
+    assert c.turn_context(state).action == "play"
+    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts"))
+    assert c.turn_context(state).action is None
+    assert c.hint_options(c.turn_context(state)) == []
