@@ -153,6 +153,8 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
         totals = "  ".join(f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals))
         return [[(GOOD + " bold", f"match over: {winners} win"), ("", f"   totals: {totals}")]]
     if isinstance(message, SeatControl):
+        if message.reason == "resume_pending":
+            return [[(DIM, f"{name(message.seat)} plays again from their next turn")]]
         if message.bot:
             tail = " (type resume to play again)" if message.seat == after.my_seat else ""
             return [

@@ -335,13 +335,15 @@ class TableState:
         so the version moves (and the open turn is acted on at the new version). A seat given
         back while it is on turn is a pending resume taking effect: the bot is making this
         turn's action in the same command, so its event follows and that turn is closed.
+        A pending resume (asked on the seat's own turn) is a command of its own that changes
+        no control yet: only the version moves.
         """
         control = list(table.bot_control)
         control[event.seat] = event.bot
         turn = table.turn
-        if event.reason != "resume":
+        if event.reason == "timeouts":
             return self._set_table(_with(table, bot_control=control))
-        if turn is not None and turn.seat == event.seat:
+        if event.reason == "resume" and turn is not None and turn.seat == event.seat:
             return self._set_table(_with(table, bot_control=control, turn=None), countdown=None)
         version = table.version + 1
         if turn is not None:

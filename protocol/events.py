@@ -144,12 +144,14 @@ class MatchEnded(Message):
 
 
 class SeatControl(Message):
-    """A bot took over a seat (after two timeouts in a row) or gave it back (``resume``)."""
+    """A bot took over a seat (after two timeouts in a row) or gave it back (``resume``).
+    ``resume_pending``: the person asked on their own turn; the bot makes this turn's action
+    and the seat is theirs from the next one."""
 
     type: Literal["seat_control"] = "seat_control"
     seat: int
     bot: bool
-    reason: Literal["timeouts", "resume"]
+    reason: Literal["timeouts", "resume", "resume_pending"]
 
 
 class TablePlay(Message):

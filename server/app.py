@@ -1,8 +1,9 @@
-"""The server's lobby and dispatch: sessions, room codes, and routing each request.
+"""The server's lobby and dispatch: sessions, room codes, routing each request, and bringing
+every unfinished match back after a restart.
 
-Every request is checked in a fixed order: the frame (codec), the session (hello first), the
-room, then the room's own checks (phase, turn, state version, rules). A refused request gets
-an ``Error`` to its sender only, naming its request id, and changes nothing.
+Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
+first), the room, then the room's own checks (phase, turn, state version, rules). A refused
+request gets an ``Error`` to its sender only, naming its request id, and changes nothing.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from protocol.messages import (
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
-from server.rooms.room import Clocks, Room, RoomError, Seat
+from server.rooms.room import Clocks, Delivery, Room, RoomError, Seat
 from server.runner import RoomRunner
-from server.sessions import Session, SessionRegistry
+from server.sessions import Session, Sessions
 from server.settings import Settings
+from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,12 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
 #: Close code for a connection whose session has connected again elsewhere.
 CLOSE_REPLACED = 4000
+#: Tries at a fresh room code when one is taken (by a room of another process).
+CODE_TRIES = 8
+
+
+def unavailable(exc: Exception) -> RoomError:
+    return RoomError(ErrorCode.UNAVAILABLE, "the server cannot save right now: retry")
 
 
 class App:
@@ -53,16 +61,42 @@ class App:
     def __init__(
         self,
         settings: Settings,
+        store: RedisStore,
         rng: RandomSource | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
+        self.store = store
         self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
         self.clock = clock
         self.hub = Hub()
-        self.sessions = SessionRegistry()
+        self.sessions = Sessions(store)
         self.rooms: dict[str, RoomRunner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+
+    # --- start and stop ---------------------------------------------------------------
+
+    async def recover(self) -> int:
+        """Load every unfinished room from the store and set its clock and bots going; the
+        time spent down counts against the seat on turn. Returns how many came back."""
+        for code in await self.store.active_rooms():
+            data = await self.store.load_room(code)
+            if data is None:
+                await self.store.forget_active(code)
+                continue
+            room = Room.from_data(data)
+            if room.closed is not None:
+                await self.store.forget_active(code)
+                continue
+            runner = self._runner(room, saved=True)
+            await runner.change(lambda r: r.all_disconnected())
+        log.info("recovered %d rooms", len(self.rooms))
+        return len(self.rooms)
+
+    def stop(self) -> None:
+        """Stop every room's timers and bots (the process is going down)."""
+        for runner in self.rooms.values():
+            runner.stop()
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -71,33 +105,43 @@ class App:
 
     # --- connections ------------------------------------------------------------------
 
-    def receive(self, conn: Connection, frame: bytes | str) -> None:
+    async def receive(self, conn: Connection, frame: bytes | str) -> None:
         """Handle one frame from a connection; every refusal is answered there."""
         request_id: int | None = None
         try:
-            if not conn.bucket.take():
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many requests: slow down")
             message = decode(frame, self.settings.max_frame)
             request_id = message.id
-            self._dispatch(conn, message)
+            if not conn.bucket.take():
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED, "too many requests: slow down", request_id
+                )
+            await self._dispatch(conn, message)
         except ProtocolError as exc:
             conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
         except (RoomError, GameError) as exc:
             conn.send(Error(code=exc.code, message=exc.message, request_id=request_id))
+        except StoreError as exc:
+            error = unavailable(exc)
+            conn.send(Error(code=error.code, message=error.message, request_id=request_id))
 
-    def disconnected(self, conn: Connection) -> None:
+    async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:
             return
         session = self.sessions.of_player(conn.player_id)
+        self.sessions.forget(conn.player_id)
         runner = self._runner_of(session)
         if session is not None and runner is not None:
-            runner.publish(runner.room.set_connected(session.player_id, False))
+            player = session.player_id
+            try:
+                await runner.change(lambda room: room.set_connected(player, False))
+            except (RoomError, GameError) as exc:
+                log.info("room %s: could not mark %s disconnected: %s", runner.code, player, exc)
 
     # --- dispatch ---------------------------------------------------------------------
 
-    def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
+    async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
         if isinstance(message, Hello):
-            self._hello(conn, message)
+            await self._hello(conn, message)
             return
         session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
         if session is None:
@@ -105,22 +149,21 @@ class App:
         if isinstance(message, Ping):
             conn.send(Pong(request_id=message.id))
         elif isinstance(message, StartPractice):
-            self._start_practice(session, message)
+            await self._start_practice(session, message)
         elif isinstance(message, CreateRoom):
-            self._create_room(session, message)
+            await self._create_room(session, message)
         elif isinstance(message, JoinRoom):
-            self._join(session, message.code)
+            await self._enter(session, message.code, watch=False)
         elif isinstance(message, Watch):
-            self._watch(session, message.code)
+            await self._enter(session, message.code, watch=True)
         elif isinstance(message, Leave):
             runner = self._require_room(session)
-            session.room = None
-            runner.publish(runner.room.leave(session.player_id))
+            await runner.change(lambda room: room.leave(session.player_id))
+            await self.sessions.set_room(session, None)
         else:
-            runner = self._require_room(session)
-            runner.request(session.player_id, message)
+            await self._require_room(session).request(session.player_id, message)
 
-    def _hello(self, conn: Connection, hello: Hello) -> None:
+    async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
             raise RoomError(ErrorCode.NOT_ALLOWED, "this connection has said hello already")
         if hello.version != PROTOCOL_VERSION:
@@ -128,33 +171,33 @@ class App:
                 ErrorCode.VERSION_MISMATCH,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.version}",
             )
-        resumed = hello.token is not None
         if hello.token is not None:
-            found = self.sessions.resume(hello.token)
+            found = await self.sessions.resume(hello.token)
             if found is None:
                 raise RoomError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             session = found
         else:
-            session = self.sessions.open(hello.name)
+            session = await self.sessions.open(hello.name)
         for older in self.hub.bind(conn, session.player_id):
             older.player_id = None
             self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
         runner = self._runner_of(session)
-        if runner is None:
+        if runner is not None and not runner.room.is_member(session.player_id):
+            runner = None
             session.room = None
         conn.send(
             Welcome(
                 token=session.token,
                 player_id=session.player_id,
                 name=session.name,
-                resumed=resumed,
+                resumed=hello.token is not None,
                 room=session.room,
             )
         )
         if runner is not None:
-            now = self.clock()
-            conn.send(runner.room.snapshot_for(session.player_id, now))
-            runner.publish(runner.room.set_connected(session.player_id, True))
+            player = session.player_id
+            conn.send(runner.room.snapshot_for(player, self.clock()))
+            await runner.change(lambda room: room.set_connected(player, True))
 
     # --- rooms ------------------------------------------------------------------------
 
@@ -182,55 +225,78 @@ class App:
             if code not in self.rooms:
                 return code
 
-    def _open(self, room: Room) -> RoomRunner:
-        runner = RoomRunner(room, self.hub, self.rng, self._closed, self.clock)
+    def _runner(self, room: Room, saved: bool) -> RoomRunner:
+        runner = RoomRunner(room, self.hub, self.store, self.rng, self._closed, self.clock, saved)
         self.rooms[room.code] = runner
         return runner
 
-    def _closed(self, room: Room) -> None:
+    async def _closed(self, room: Room) -> None:
         runner = self.rooms.pop(room.code, None)
         if runner is not None:
             runner.stop()
         for player_id in room.people() + room.watchers:
             session = self.sessions.of_player(player_id)
             if session is not None and session.room == room.code:
-                session.room = None
+                try:
+                    await self.sessions.set_room(session, None)
+                except StoreError:
+                    session.room = None  # a stale room in Redis is ignored on resume
 
-    def _start_practice(self, session: Session, request: StartPractice) -> None:
-        self._require_no_room(session)
-        room = Room.create(
-            self._new_code(),
-            "practice",
-            request.deals,
-            session.player_id,
-            session.name,
-            bot_speed=request.speed,
-        )
-        for seat in (1, 2):
-            room.seats[seat] = Seat(
-                kind="bot", name=f"{request.level} bot {seat}", level=request.level, ready=True
+    async def _open_room(self, session: Session, build: Callable[[str], Room]) -> None:
+        """Build a room under a fresh code and store it (when another process holds the
+        code, try another), seat the session in it, and send the creator a snapshot."""
+        for _ in range(CODE_TRIES):
+            room = build(self._new_code())
+            try:
+                await self.store.save_room(
+                    room.code, -1, room.version, pack(room.to_data()), room.take_journal()
+                )
+            except StoreConflict:
+                continue
+            except StoreError as exc:
+                raise unavailable(exc) from exc
+            runner = self._runner(room, saved=True)
+            self.hub.deliver(
+                [(session.player_id, room.snapshot_for(session.player_id, self.clock()))]
             )
-        now = self.clock()
-        room.start_match(now, self.rng, first_bidder=0)
-        session.room = room.code
-        runner = self._open(room)
-        runner.publish([(session.player_id, room.snapshot_for(session.player_id, now))])
+            runner.reschedule()
+            await self.sessions.set_room(session, room.code)
+            return
+        raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
 
-    def _create_room(self, session: Session, request: CreateRoom) -> None:
+    async def _start_practice(self, session: Session, request: StartPractice) -> None:
+        self._require_no_room(session)
+
+        def build(code: str) -> Room:
+            room = Room.create(
+                code, "practice", request.deals, session.player_id, session.name,
+                bot_speed=request.speed,
+            )  # fmt: skip
+            for seat in (1, 2):
+                room.seats[seat] = Seat(
+                    kind="bot", name=f"{request.level} bot {seat}", level=request.level, ready=True
+                )
+            room.start_match(self.clock(), self.rng, first_bidder=0)
+            return room
+
+        await self._open_room(session, build)
+
+    async def _create_room(self, session: Session, request: CreateRoom) -> None:
         self._require_no_room(session)
         s = self.settings
-        room = Room.create(
-            self._new_code(),
-            "private",
-            request.deals,
-            session.player_id,
-            session.name,
-            clocks=Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout),
-            public=request.public,
+        clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
+        await self._open_room(
+            session,
+            lambda code: Room.create(
+                code,
+                "private",
+                request.deals,
+                session.player_id,
+                session.name,
+                clocks=clocks,
+                public=request.public,
+            ),
         )
-        session.room = room.code
-        runner = self._open(room)
-        runner.publish([(session.player_id, room.snapshot_for(session.player_id, self.clock()))])
 
     def _find(self, code: str) -> RoomRunner:
         runner = self.rooms.get(code.strip().upper())
@@ -238,25 +304,15 @@ class App:
             raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code.strip().upper()!r}")
         return runner
 
-    def _join(self, session: Session, code: str) -> None:
+    async def _enter(self, session: Session, code: str, watch: bool) -> None:
+        """Join a room's empty seat, or watch it; the newcomer gets a snapshot first."""
         self._require_no_room(session)
         runner = self._find(code)
-        out = runner.room.join(session.player_id, session.name, self.clock())
-        session.room = runner.room.code
-        snapshot = runner.room.snapshot_for(session.player_id, self.clock())
-        runner.publish([(session.player_id, snapshot), *out])
+        player, name, now = session.player_id, session.name, self.clock()
 
-    def _watch(self, session: Session, code: str) -> None:
-        self._require_no_room(session)
-        runner = self._find(code)
-        out = runner.room.watch(session.player_id)
-        session.room = runner.room.code
-        snapshot = runner.room.snapshot_for(session.player_id, self.clock())
-        runner.publish([(session.player_id, snapshot), *out])
+        def enter(room: Room) -> list[Delivery]:
+            out = room.watch(player) if watch else room.join(player, name, now)
+            return [(player, room.snapshot_for(player, now)), *out]
 
-    # --- shutdown ---------------------------------------------------------------------
-
-    def stop(self) -> None:
-        """Stop every room's timers and bots (the process is going down)."""
-        for runner in self.rooms.values():
-            runner.stop()
+        await runner.change(enter)
+        await self.sessions.set_room(session, runner.code)

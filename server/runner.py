@@ -1,10 +1,15 @@
-"""The asyncio side of one room: apply requests, deliver what they cause, run the clock and
-the bots. All game logic is in the sans-I/O ``Room``; this is wiring.
+"""The asyncio side of one room: apply a change, save it, then deliver what it caused; run
+the clock and the bots. All game logic is in the sans-I/O ``Room``; this is wiring.
+
+A change is applied under the room's lock, written to the store (state and journal, with a
+compare-and-set on the version), and only then delivered: nobody hears of anything that
+was not saved. If the write fails the room goes back to its last saved state and the
+sender gets a retryable ``unavailable`` error; timers and bots try again shortly.
 
 After every change the runner looks at the room once: if the seat on turn is a bot's (or a
 person's seat a bot took over) it schedules that bot; if the room is timed it sets a timer
-for the stored absolute deadline. A timer that fires late, or for a turn that has passed, is
-refused by the room and simply replaced.
+for the stored absolute deadline. A timer that fires for a turn that has passed is refused
+by the room and simply replaced.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
+from protocol.errors import ErrorCode
 from protocol.messages import Request
 from server.bots import decide, policy_for
 from server.bots.simple import SimpleBot
@@ -22,10 +29,15 @@ from server.game.errors import GameError
 from server.hub import Hub
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
 from server.settings import BOT_DELAYS
+from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack, unpack
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
 TAKEOVER_LEVEL = "normal"
+#: Seconds before a timer or a bot tries again after the store refused a write.
+RETRY_DELAY = 0.5
+
+Change = Callable[[Room], list[Delivery]]
 
 
 class RoomRunner:
@@ -33,38 +45,88 @@ class RoomRunner:
         self,
         room: Room,
         hub: Hub,
+        store: RedisStore,
         rng: RandomSource,
-        on_closed: Callable[[Room], None],
+        on_closed: Callable[[Room], Coroutine[Any, Any, None]],
         clock: Callable[[], float] = time.time,
+        saved: bool = False,
     ) -> None:
         self.room = room
         self.hub = hub
+        self.store = store
         self.rng = rng
         self.clock = clock
         self.on_closed = on_closed
+        self.lock = asyncio.Lock()
+        self._saved_version = room.version if saved else -1
+        self._saved_blob: bytes | None = pack(room.to_data()) if saved else None
         self._timer: asyncio.TimerHandle | None = None
         self._bot: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
-    # --- requests ---------------------------------------------------------------------
+    @property
+    def code(self) -> str:
+        return self.room.code
 
-    def request(self, actor: Actor, request: Request) -> None:
-        """Apply a request; RoomError or GameError when refused (nothing changed)."""
-        self.publish(self.room.handle(actor, request, self.clock(), self.rng))
+    # --- changes ----------------------------------------------------------------------
 
-    def publish(self, deliveries: list[Delivery]) -> None:
-        """Deliver the messages of a change, then look at the room anew."""
-        self.hub.deliver(deliveries)
-        self.reschedule()
+    async def change(self, apply: Change) -> list[Delivery]:
+        """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
+        GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved."""
+        async with self.lock:
+            try:
+                deliveries = apply(self.room)
+            except Exception:
+                self.room.journal.clear()
+                raise
+            await self._save()
+            self.hub.deliver(deliveries)
+            self.reschedule()
+            return deliveries
 
-    def reschedule(self) -> None:
-        """Set the bot and the clock for the room as it now stands."""
-        for handle in (self._timer, self._bot):
-            if handle is not None:
-                handle.cancel()
-        self._timer = self._bot = None
+    async def request(self, actor: Actor, request: Request) -> None:
+        await self.change(lambda room: room.handle(actor, request, self.clock(), self.rng))
+
+    async def _save(self) -> None:
+        room = self.room
+        blob = pack(room.to_data())
+        journal = room.take_journal()
+        try:
+            await self.store.save_room(
+                room.code, self._saved_version, room.version, blob, journal, room.closed is not None
+            )
+        except StoreError as exc:
+            self._revert()
+            if isinstance(exc, StoreConflict):
+                log.warning("room %s: %s; reloading it", room.code, exc)
+                await self._reload()
+            raise RoomError(
+                ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
+            ) from exc
+        self._saved_version, self._saved_blob = room.version, blob
+
+    def _revert(self) -> None:
+        if self._saved_blob is not None:
+            self.room = Room.from_data(unpack(self._saved_blob))
+
+    async def _reload(self) -> None:
+        try:
+            data = await self.store.load_room(self.room.code)
+        except StoreError:
+            return
+        if data is not None:
+            self.room = Room.from_data(data)
+            self._saved_version, self._saved_blob = self.room.version, pack(data)
+
+    # --- clock and bots ---------------------------------------------------------------
+
+    def reschedule(self, delay: float | None = None) -> None:
+        """Set the bot and the clock for the room as it now stands (after ``delay`` seconds
+        at the earliest, when retrying)."""
+        self._cancel()
         room = self.room
         if room.closed is not None:
-            self.on_closed(room)
+            self._spawn(self.on_closed(room))
             return
         match = room.match
         if match is None:
@@ -73,31 +135,44 @@ class RoomRunner:
         turn = match.turn
         if turn is not None and turn in room.bot_seats():
             seat = room.seats[turn]
-            delay = BOT_DELAYS[room.bot_speed] if seat.kind == "bot" else 0.0
-            self._bot = loop.call_later(delay, self._bot_acts, turn)
+            wait = BOT_DELAYS[room.bot_speed] if seat.kind == "bot" else 0.0
+            self._bot = loop.call_later(max(wait, delay or 0.0), self._start, self._bot_acts, turn)
             return
         if match.deadline is not None:
-            self._timer = loop.call_later(
-                max(0.0, match.deadline - self.clock()), self._clock_ran_out
-            )
+            wait = max(match.deadline - self.clock(), delay or 0.0, 0.0)
+            self._timer = loop.call_later(wait, self._start, self._clock_ran_out)
 
-    def stop(self) -> None:
+    def _cancel(self) -> None:
         for handle in (self._timer, self._bot):
             if handle is not None:
                 handle.cancel()
+        self._timer = self._bot = None
 
-    # --- the clock and the bots -------------------------------------------------------
+    def stop(self) -> None:
+        """Stop the clock and the bots (the room closed or the process is going down)."""
+        self._cancel()
+        for task in list(self._tasks):
+            task.cancel()
 
-    def _clock_ran_out(self) -> None:
-        self._timer = None
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _start(self, job: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
+        self._spawn(job(*args))
+
+    async def _clock_ran_out(self) -> None:
         try:
-            self.publish(self.room.clock_ran_out(self.clock(), self.rng))
+            await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
         except (GameError, RoomError) as exc:
-            log.debug("room %s: timer refused (%s); rescheduling", self.room.code, exc)
-            self.reschedule()
+            log.debug("room %s: timer refused (%s)", self.code, exc)
+            self._retry(exc)
 
-    def _bot_acts(self, seat: int) -> None:
-        self._bot = None
+    def _retry(self, exc: GameError | RoomError) -> None:
+        self.reschedule(RETRY_DELAY if exc.code == ErrorCode.UNAVAILABLE else None)
+
+    async def _bot_acts(self, seat: int) -> None:
         room = self.room
         match = room.match
         if match is None or room.closed is not None:
@@ -109,9 +184,12 @@ class RoomRunner:
             if request is None:
                 return
             try:
-                self.request(BotActor(seat), request)
+                await self.request(BotActor(seat), request)
                 return
-            except (GameError, RoomError):
+            except (GameError, RoomError) as exc:
+                if exc.code == ErrorCode.UNAVAILABLE:
+                    self._retry(exc)
+                    return
                 log.exception(
-                    "room %s: the bot in seat %d was refused %r", room.code, seat, request
+                    "room %s: the bot in seat %d was refused %r", self.code, seat, request
                 )

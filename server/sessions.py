@@ -1,14 +1,17 @@
-"""Sessions: a secret token stands for a player, so a person comes back to the same seat.
+"""Sessions: a secret token stands for a player, so a person comes back to the same seat
+after a dropped connection or a server restart.
 
 A token is 32 random bytes from ``secrets``; the player id is public (others never see the
-token). The registry also remembers, per player, the last request id it applied and the
-answer it gave, so a request the client resends after a drop is recognised, not applied twice.
+token). Sessions live in Redis with a TTL refreshed on use; this process keeps the sessions
+of the players connected to it.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+
+from server.store.redis_store import RedisStore
 
 
 @dataclass
@@ -17,30 +20,46 @@ class Session:
     player_id: str
     name: str
     room: str | None = None
-    last_request_id: int = 0
+
+    def fields(self) -> dict[str, str]:
+        return {"player_id": self.player_id, "name": self.name, "room": self.room or ""}
 
 
-class SessionRegistry:
-    """Sessions of this process, by token and by player id."""
+class Sessions:
+    """Opening, resuming and updating sessions; a cache of the connected players' ones."""
 
-    def __init__(self) -> None:
-        self._by_token: dict[str, Session] = {}
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
         self._by_player: dict[str, Session] = {}
 
-    def open(self, name: str) -> Session:
-        """A new session with a fresh secret token and player id."""
+    async def open(self, name: str) -> Session:
+        """A new session with a fresh secret token and player id, saved before use."""
         session = Session(
             token=secrets.token_urlsafe(32), player_id="p" + secrets.token_hex(6), name=name
         )
-        self._by_token[session.token] = session
+        await self.store.save_session(session.token, session.fields())
         self._by_player[session.player_id] = session
         return session
 
-    def resume(self, token: str) -> Session | None:
-        return self._by_token.get(token)
+    async def resume(self, token: str) -> Session | None:
+        """The session of a token, or None when it is unknown or expired."""
+        fields = await self.store.load_session(token)
+        if fields is None:
+            return None
+        session = self._by_player.get(fields["player_id"])
+        if session is None or session.token != token:
+            session = Session(token, fields["player_id"], fields["name"])
+            self._by_player[session.player_id] = session
+        session.room = fields["room"] or None
+        return session
+
+    async def set_room(self, session: Session, room: str | None) -> None:
+        session.room = room
+        await self.store.save_session(session.token, session.fields())
 
     def of_player(self, player_id: str) -> Session | None:
         return self._by_player.get(player_id)
 
-    def __len__(self) -> int:
-        return len(self._by_token)
+    def forget(self, player_id: str) -> None:
+        """Drop a player no longer connected here from the cache (Redis keeps the session)."""
+        self._by_player.pop(player_id, None)

@@ -31,6 +31,9 @@ class Settings:
     rate_limit: float = 20.0
     rate_burst: int = 40
     shutdown_grace: float = 5.0
+    finished_ttl: float = 7 * 24 * 3600.0
+    session_ttl: float = 24 * 3600.0
+    key_prefix: str = "ddz:"
     log_level: str = "INFO"
 
 
@@ -50,6 +53,9 @@ _HELP: dict[str, tuple[str, str]] = {
     "rate_limit": ("DDZ_RATE_LIMIT", "requests per second a connection may send on average"),
     "rate_burst": ("DDZ_RATE_BURST", "requests a connection may send at once above the rate"),
     "shutdown_grace": ("DDZ_SHUTDOWN_GRACE", "seconds SIGTERM waits for connections to close"),
+    "finished_ttl": ("DDZ_FINISHED_TTL", "seconds a finished match's result and log are kept"),
+    "session_ttl": ("DDZ_SESSION_TTL", "seconds an unused session token stays valid"),
+    "key_prefix": ("DDZ_KEY_PREFIX", "prefix of every Redis key this server writes"),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
 }
 

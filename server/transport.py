@@ -20,6 +20,8 @@ from websockets.http11 import Request, Response
 from server.app import App
 from server.hub import Connection, TokenBucket
 from server.settings import Settings
+from server.store.embedded import EmbeddedRedis
+from server.store.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
 #: websockets itself closes a connection whose frame is above this; below it, frames larger
@@ -39,11 +41,11 @@ async def _handler(app: App, ws: ServerConnection) -> None:
     app.hub.add(conn)
     try:
         async for frame in ws:
-            app.receive(conn, frame)
+            await app.receive(conn, frame)
     except ConnectionClosed:
         pass
     finally:
-        app.disconnected(conn)
+        await app.disconnected(conn)
 
 
 async def serve_app(
@@ -56,6 +58,7 @@ async def serve_app(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     s = app.settings
+    await app.recover()
     server: Server
     async with serve(
         lambda ws: _handler(app, ws),
@@ -80,9 +83,43 @@ async def serve_app(
             await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
 
 
+def open_store(settings: Settings, url: str) -> RedisStore:
+    return RedisStore.from_url(
+        url, settings.finished_ttl, settings.session_ttl, prefix=settings.key_prefix
+    )
+
+
+async def _run(settings: Settings, url: str) -> None:
+    store = open_store(settings, url)
+    try:
+        await wait_for_store(store)
+        await serve_app(App(settings, store))
+    finally:
+        await store.close()
+
+
+async def wait_for_store(store: RedisStore, interval: float = 1.0) -> None:
+    """Wait until Redis answers (it may be starting or loading its file)."""
+    while not await store.ping():
+        log.warning("waiting for Redis to answer")
+        await asyncio.sleep(interval)
+
+
 def run(settings: Settings) -> None:
-    """Run a server with these settings until SIGTERM or SIGINT."""
+    """Run a server with these settings until SIGTERM or SIGINT. Without a Redis URL, an
+    embedded Redis keeps its data in ``settings.data_dir``."""
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(serve_app(App(settings)))
+    embedded: EmbeddedRedis | None = None
+    if settings.redis_url:
+        url = settings.redis_url
+    else:
+        embedded = EmbeddedRedis(settings.data_dir)
+        url = embedded.start()
+        log.info("embedded Redis at %s (data in %s)", url, embedded.data_dir)
+    try:
+        asyncio.run(_run(settings, url))
+    finally:
+        if embedded is not None:
+            embedded.stop()

@@ -216,7 +216,7 @@ class Match:
             raise NotTakenOver("you are already playing this seat yourself")
         if self.turn == seat:
             self.resume_pending[seat] = True
-            return []
+            return [(EVERYONE, SeatControl(seat=seat, bot=True, reason="resume_pending"))]
         return self._give_back(seat)
 
     def _resume_takes_effect(self, seat: int) -> list[Outgoing]:

@@ -38,6 +38,7 @@ from protocol.messages import (
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready, ReadyTimeout, Resume, Timeout
 from server.game.deal import SEATS, RandomSource
 from server.game.errors import AlreadyReady
+from server.game.journal import Record, RecordingRandom, command_record, start_record
 from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
 
 
@@ -101,6 +102,8 @@ class Room:
     match: Match | None = None
     closed: str | None = None
     version: int = 0
+    journal: list[Record] = field(default_factory=list, compare=False, repr=False)
+    """Journal records not yet stored; runtime only, not part of ``to_data``."""
 
     # --- building and plain data ------------------------------------------------------
 
@@ -169,6 +172,11 @@ class Room:
     def members(self) -> list[str]:
         """Everyone who gets the room's public messages: seated persons and watchers."""
         return [p for p in self.people() if not self._has_left(p)] + list(self.watchers)
+
+    def is_member(self, player_id: str) -> bool:
+        """Seated (and not gone) or watching."""
+        seat = self.seat_of(player_id)
+        return player_id in self.watchers or (seat is not None and not self.seats[seat].left)
 
     def _has_left(self, player_id: str) -> bool:
         seat = self.seat_of(player_id)
@@ -316,13 +324,29 @@ class Room:
     def _game(self, command: Command, now: float, rng: RandomSource) -> list[Delivery]:
         if self.match is None:
             raise RoomError(ErrorCode.WRONG_PHASE, "the match has not started")
-        out = self.match.apply(command, now, rng)
+        out = self._apply(command, now, rng)
         out += self._ready_bots(now, rng)
         out = self._latest_ready_prompt(out, self.match.phase == "between_deals")
         deliveries = self._address(out)
         if self.match.phase == "over":
             deliveries += self._close("match_over")
         return deliveries
+
+    def _apply(
+        self, command: Command, now: float, rng: RandomSource
+    ) -> list[tuple[Audience, Message]]:
+        """Apply a command to the match and journal it (with any random draws it made)."""
+        if self.match is None:
+            raise RoomError(ErrorCode.WRONG_PHASE, "the match has not started")
+        draws: list[Record] = []
+        out = self.match.apply(command, now, RecordingRandom(rng, draws))
+        self.journal += [command_record(command, now), *draws]
+        return out
+
+    def take_journal(self) -> list[Record]:
+        """The journal records since the last call (for the store to append)."""
+        records, self.journal = self.journal, []
+        return records
 
     def _ready_bots(self, now: float, rng: RandomSource) -> list[tuple[Audience, Message]]:
         """Bots are always ready between deals (SPEC section 8)."""
@@ -332,7 +356,7 @@ class Room:
             return out
         for seat in self.bot_seats():
             if match.phase == "between_deals" and not match.ready[seat]:
-                out += match.apply(Ready(seat), now, rng)
+                out += self._apply(Ready(seat), now, rng)
         return out
 
     @staticmethod
@@ -399,7 +423,9 @@ class Room:
             play_timeout=clocks.play if clocks else None,
             ready_timeout=clocks.ready if clocks else None,
         )
-        self.match, outgoing = Match.start(config, rng, now, first_bidder)
+        draws: list[Record] = []
+        self.match, outgoing = Match.start(config, RecordingRandom(rng, draws), now, first_bidder)
+        self.journal += [start_record(config, first_bidder, now), *draws]
         return self._address(outgoing)
 
     # --- people come and go -----------------------------------------------------------
@@ -452,6 +478,14 @@ class Room:
         if not [p for p in self.people() if not self._has_left(p)]:
             return out + self._close("everyone_left")
         return out + self._seats_changed()
+
+    def all_disconnected(self) -> list[Delivery]:
+        """After a restart nobody is connected yet; each comes back with their token."""
+        for seat in self.seats:
+            if seat.kind == "person" and seat.connected:
+                seat.connected = False
+                self.version += 1
+        return []
 
     def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
         seat = self.seat_of(player_id)

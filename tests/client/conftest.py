@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import time
 import urllib.request
@@ -11,18 +10,17 @@ from collections.abc import Iterator
 import pytest
 
 from tests.client.procs import DDZ_SERVER, free_port
+from tests.redis_server import store_args
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server on a free port; yields its websocket URL."""
-    if importlib.util.find_spec("server.transport") is None:
-        pytest.skip("no ddz-server to run")
     tmp = tmp_path_factory.mktemp("server")
     port = free_port()
     log = (tmp / "server.log").open("wb")
     proc = subprocess.Popen(
-        [*DDZ_SERVER, "--port", str(port), "--data-dir", str(tmp / "data")],
+        [*DDZ_SERVER, "--port", str(port), *store_args(tmp / "data")],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

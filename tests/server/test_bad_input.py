@@ -37,8 +37,8 @@ async def still_answers(client: WireClient) -> None:
     assert pong.request_id == rid
 
 
-async def test_garbage_bytes_text_frames_and_unknown_types_are_refused() -> None:
-    async with running_server() as srv, wire_client(srv.url) as (client, _):
+async def test_garbage_bytes_text_frames_and_unknown_types_are_refused(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
         await client.send_raw(b"\xc1\xff\x00garbage")
         await expect_error(client, ErrorCode.MALFORMED)
         await client.send_raw("a text frame")
@@ -54,16 +54,21 @@ async def test_garbage_bytes_text_frames_and_unknown_types_are_refused() -> None
         await still_answers(client)
 
 
-async def test_a_frame_over_the_size_limit_is_refused_and_the_connection_stays() -> None:
-    async with running_server(max_frame=1024) as srv, wire_client(srv.url) as (client, _):
+async def test_a_frame_over_the_size_limit_is_refused_and_the_connection_stays(
+    redis_url: str,
+) -> None:
+    async with (
+        running_server(redis_url, max_frame=1024) as srv,
+        wire_client(srv.url) as (client, _),
+    ):
         await client.send_raw(msgpack.packb({"type": "ping", "id": 1, "pad": "x" * 5000}))
         await expect_error(client, ErrorCode.TOO_LARGE)
         await still_answers(client)
 
 
-async def test_a_flood_is_rate_limited_and_the_connection_stays() -> None:
+async def test_a_flood_is_rate_limited_and_the_connection_stays(redis_url: str) -> None:
     async with (
-        running_server(rate_limit=5.0, rate_burst=5) as srv,
+        running_server(redis_url, rate_limit=5.0, rate_burst=5) as srv,
         wire_client(srv.url) as (
             client,
             _,
@@ -79,8 +84,8 @@ async def test_a_flood_is_rate_limited_and_the_connection_stays() -> None:
         assert codes["pong"] >= 4
 
 
-async def test_requests_before_hello_are_refused() -> None:
-    async with running_server() as srv:
+async def test_requests_before_hello_are_refused(redis_url: str) -> None:
+    async with running_server(redis_url) as srv:
         from websockets.asyncio.client import connect
 
         async with connect(srv.url) as ws:
@@ -89,16 +94,16 @@ async def test_requests_before_hello_are_refused() -> None:
             await expect_error(client, ErrorCode.NO_SESSION)
 
 
-async def test_a_wrong_room_code_is_refused() -> None:
-    async with running_server() as srv, wire_client(srv.url) as (client, _):
+async def test_a_wrong_room_code_is_refused(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
         rid = await client.send(JoinRoom(code="ZZZZZ"))
         error = await expect_error(client, ErrorCode.NO_ROOM)
         assert error.request_id == rid
         await still_answers(client)
 
 
-async def test_wrong_turn_wrong_phase_and_cards_not_held_change_nothing() -> None:
-    async with running_server() as srv, wire_client(srv.url) as (client, _):
+async def test_wrong_turn_wrong_phase_and_cards_not_held_change_nothing(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
         await client.send(StartPractice(deals=1, level="easy", speed="slow"))
         snapshot: Snapshot = await client.recv_type(Snapshot)
         table = snapshot.room.table
@@ -127,8 +132,8 @@ async def test_wrong_turn_wrong_phase_and_cards_not_held_change_nothing() -> Non
         await still_answers(client)
 
 
-async def test_acting_out_of_turn_is_refused() -> None:
-    async with running_server() as srv, wire_client(srv.url) as (client, _):
+async def test_acting_out_of_turn_is_refused(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
         await client.send(StartPractice(deals=1, level="easy", speed="slow"))
         await client.recv_type(Snapshot)
         await client.send(PassRequest())  # seat 0 passes; a slow bot bids next

@@ -11,19 +11,21 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import Snapshot, StartPractice
-from tests.server.wire import WireClient, free_port, wire_client
+from tests.redis_server import free_port, store_args
+from tests.server.wire import WireClient, wire_client
 
 
-def start_server(*args: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(data_dir: Path, *args: str) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), *args],
+        [sys.executable, "-m", "server", "--port", str(port), *store_args(data_dir), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -40,8 +42,8 @@ def start_server(*args: str) -> tuple[subprocess.Popen[bytes], int]:
 
 
 @pytest.fixture
-def server_process() -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    proc, port = start_server("--shutdown-grace", "2")
+def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    proc, port = start_server(tmp_path, "--shutdown-grace", "2")
     yield proc, port
     if proc.poll() is None:
         proc.kill()
@@ -64,9 +66,9 @@ def test_healthz_answers_ok(server_process: tuple[subprocess.Popen[bytes], int])
         assert response.read() == b"ok\n"
 
 
-def test_environment_sets_the_port() -> None:
+def test_environment_sets_the_port(tmp_path: Path) -> None:
     port = free_port()
-    env = dict(os.environ, DDZ_PORT=str(port))
+    env = dict(os.environ, DDZ_PORT=str(port), DDZ_DATA_DIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "server"], env=env)
     try:
         deadline = time.monotonic() + 15

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,14 +15,8 @@ from protocol.codec import decode_server, encode
 from protocol.messages import PROTOCOL_VERSION, Hello, Request, ServerMessage, Welcome
 from server.app import App
 from server.settings import Settings
-from server.transport import serve_app
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from server.transport import open_store, serve_app
+from tests.redis_server import free_port, unique_prefix
 
 
 @dataclass
@@ -35,10 +28,13 @@ class RunningServer:
 
 
 @contextlib.asynccontextmanager
-async def running_server(**overrides: Any) -> AsyncIterator[RunningServer]:
-    """An App served on a free loopback port for the duration of the block."""
-    settings = replace(Settings(port=free_port()), **overrides)
-    app = App(settings)
+async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[RunningServer]:
+    """An App on a real Redis (under a key prefix of its own unless given one), served on a
+    free loopback port for the duration of the block."""
+    overrides.setdefault("key_prefix", unique_prefix())
+    settings = replace(Settings(port=free_port(), redis_url=redis_url), **overrides)
+    store = open_store(settings, redis_url)
+    app = App(settings, store)
     ready, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve_app(app, ready, stop))
     await asyncio.wait_for(ready.wait(), 5)
@@ -47,6 +43,7 @@ async def running_server(**overrides: Any) -> AsyncIterator[RunningServer]:
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
+        await store.close()
 
 
 @dataclass

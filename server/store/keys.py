@@ -1,0 +1,39 @@
+"""Every Redis key name, in one place.
+
+A room's keys share the hash tag ``{CODE}``, so they live on one Redis Cluster slot and one
+Lua script may write them together. Keys that index across rooms (the active set) are
+written in separate steps, never in a room's script. Every key starts with the prefix
+(``ddz:`` unless configured), so several deployments or test runs can share one Redis.
+
+- ``PREFIXroom:{CODE}:state``, hash: ``v`` the version, ``s`` the room as msgpack; expires
+  ``finished_ttl`` after the room closes.
+- ``PREFIXroom:{CODE}:log``, stream: one entry ``e`` (msgpack) per journal record; expires
+  with the state.
+- ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
+  after its last use.
+- ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_PREFIX = "ddz:"
+
+
+@dataclass(frozen=True)
+class Keys:
+    prefix: str = DEFAULT_PREFIX
+
+    @property
+    def active_rooms(self) -> str:
+        return f"{self.prefix}rooms:active"
+
+    def room_state(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:state"
+
+    def room_log(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:log"
+
+    def session(self, token: str) -> str:
+        return f"{self.prefix}session:{token}"

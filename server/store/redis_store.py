@@ -1,0 +1,188 @@
+"""The Redis store: rooms, their journals and sessions (redis-py asyncio, hiredis parser).
+
+``save_room`` writes a room's new state and appends its journal records to the room's
+stream in one Lua script, with a compare-and-set on the stored version: a write built on a
+state that has moved on (another process, a stale owner) is refused with ``StoreConflict``.
+Any failure to reach Redis is ``StoreUnavailable``, which the server turns into a retryable
+error rather than acknowledge what it could not save.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import msgpack
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
+
+from server.store.keys import DEFAULT_PREFIX, Keys
+
+#: KEYS: state hash, log stream. ARGV: expected version (-1: none yet), new version, state
+#: blob, TTL seconds (0: none), then one blob per journal record.
+_SAVE_ROOM = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then current = '-1' end
+if current ~= ARGV[1] then
+    return redis.error_reply('CONFLICT stored version ' .. current)
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+for i = 5, #ARGV do
+    redis.call('XADD', KEYS[2], '*', 'e', ARGV[i])
+end
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then
+    redis.call('EXPIRE', KEYS[1], ttl)
+    redis.call('EXPIRE', KEYS[2], ttl)
+end
+return 1
+"""
+
+StoreFailure = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.BusyLoadingError,
+    OSError,
+)
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class StoreUnavailable(StoreError):
+    """Redis could not be reached or answered with an error: nothing was saved."""
+
+
+class StoreConflict(StoreError):
+    """The stored version is not the one this write was built on."""
+
+
+def pack(data: Any) -> bytes:
+    return cast(bytes, msgpack.packb(data, use_bin_type=True))
+
+
+def unpack(blob: bytes) -> Any:
+    return msgpack.unpackb(blob, raw=False, strict_map_key=False)
+
+
+class RedisStore:
+    def __init__(
+        self,
+        redis: Redis,
+        finished_ttl: float,
+        session_ttl: float,
+        prefix: str = DEFAULT_PREFIX,
+    ) -> None:
+        self.redis = redis
+        self.keys = Keys(prefix)
+        self.finished_ttl = max(1, int(finished_ttl))
+        self.session_ttl = max(1, int(session_ttl))
+        self._save_room = redis.register_script(_SAVE_ROOM)
+
+    @classmethod
+    def from_url(
+        cls, url: str, finished_ttl: float, session_ttl: float, prefix: str = DEFAULT_PREFIX
+    ) -> RedisStore:
+        redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        return cls(redis, finished_ttl, session_ttl, prefix)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except StoreFailure:
+            return False
+
+    # --- rooms ------------------------------------------------------------------------
+
+    async def save_room(
+        self,
+        code: str,
+        expected_version: int,
+        version: int,
+        state: bytes,
+        journal: list[dict[str, Any]],
+        closed: bool = False,
+    ) -> None:
+        """Write the packed state and append the journal atomically, if the stored version
+        is ``expected_version`` (-1 for a room not yet stored)."""
+        args: list[Any] = [
+            expected_version,
+            version,
+            state,
+            self.finished_ttl if closed else 0,
+            *(pack(record) for record in journal),
+        ]
+        try:
+            await self._save_room(
+                keys=[self.keys.room_state(code), self.keys.room_log(code)], args=args
+            )
+            if expected_version < 0 and not closed:
+                await self.redis.sadd(self.keys.active_rooms, code)
+            if closed:
+                await self.redis.srem(self.keys.active_rooms, code)
+        except redis_errors.ResponseError as exc:
+            if str(exc).startswith("CONFLICT"):
+                raise StoreConflict(f"room {code}: {exc}") from exc
+            raise StoreUnavailable(f"room {code}: {exc}") from exc
+        except StoreFailure as exc:
+            raise StoreUnavailable(f"room {code}: {exc}") from exc
+
+    async def load_room(self, code: str) -> dict[str, Any] | None:
+        try:
+            blob: Any = await self.redis.hget(self.keys.room_state(code), "s")
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return None if blob is None else cast(dict[str, Any], unpack(blob))
+
+    async def active_rooms(self) -> list[str]:
+        try:
+            members: Any = await self.redis.smembers(self.keys.active_rooms)
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return sorted(m.decode() for m in members)
+
+    async def forget_active(self, code: str) -> None:
+        """Drop a code from the active set (its state is gone or closed)."""
+        try:
+            await self.redis.srem(self.keys.active_rooms, code)
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    async def read_log(self, code: str) -> list[dict[str, Any]]:
+        """Every journal record of a room, oldest first."""
+        try:
+            entries: Any = await self.redis.xrange(self.keys.room_log(code))
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return [cast(dict[str, Any], unpack(fields[b"e"])) for _, fields in entries]
+
+    # --- sessions ---------------------------------------------------------------------
+
+    async def save_session(self, token: str, fields: Mapping[str, str]) -> None:
+        key = self.keys.session(token)
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                mapping: Any = dict(fields)
+                pipe.hset(key, mapping=mapping)
+                pipe.expire(key, self.session_ttl)
+                await pipe.execute()
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    async def load_session(self, token: str) -> dict[str, str] | None:
+        """The session's fields, refreshing its TTL; None when unknown or expired."""
+        key = self.keys.session(token)
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hgetall(key)
+                pipe.expire(key, self.session_ttl)
+                found, _ = await pipe.execute()
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if not found:
+            return None
+        return {k.decode(): v.decode() for k, v in found.items()}
