@@ -1,0 +1,1 @@
+"""Persistence: the Redis store, its key names, and the embedded Redis."""
