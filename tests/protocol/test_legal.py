@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from protocol import Kind, Play, Rank, classify, legal_plays, parse_cards
 from protocol.cards import full_deck, ranks_of
+from protocol.legal import hint_order
 
 
 def hand(text: str) -> list[Rank]:
@@ -88,6 +89,9 @@ def test_every_legal_play_is_a_held_play_that_beats_the_table_once_in_hint_order
     bombs = [p.rank for p in plays if p.kind is Kind.BOMB]
     assert bombs == sorted(set(bombs)), "bombs ascend, each once"
     assert groups.count(2) <= 1
+    # the whole order, kickers included: legal_plays sorts by a packed int key, which must
+    # order exactly as the documented hint_order tuple does
+    assert plays == sorted(plays, key=hint_order)
 
 
 @settings(max_examples=1000, deadline=None)
