@@ -5,7 +5,9 @@ policy's bid, pass or play on my turn (``server.bots.decide`` on ``state.table_v
 ready between deals, and ready to start a private room. It remembers what it answered so a
 burst of messages about one turn never sends two actions for it. When the server refuses an
 action on a turn that is still mine, ``on_refused`` offers a plain fallback once (pass, or the
-lowest card, or the lowest bid) so a refused bot never leaves the table waiting.
+lowest card, or the lowest bid) so a refused bot never leaves the table waiting. After a
+reconnect, ``reset`` forgets it all: the new snapshot is decided afresh (an answer lost with
+the connection is sent again; one the server had applied already is refused as stale).
 """
 
 from __future__ import annotations
@@ -91,6 +93,12 @@ class AutoPlayer:
         self.start_sent = True
         return ReadyRequest()
 
+    def reset(self) -> None:
+        """Forget every answer (the connection was resumed: decide from the new snapshot)."""
+        self.answered.clear()
+        self.fell_back.clear()
+        self.start_sent = False
+
     def forget(self, state: TableState) -> None:
         """The last request was refused unapplied (rate limited): decide the current decision
         afresh."""
@@ -119,6 +127,11 @@ class AutoPlayer:
             return PassRequest(version=turn.version)
         lowest: Rank = min(state.hand_ranks)
         return PlayRequest(ranks=[int(lowest)], version=turn.version)
+
+
+def decision_key(state: TableState) -> DecisionKey | None:
+    """Names the decision the table now waits on from me (None: none)."""
+    return AutoPlayer._key(state)
 
 
 def fallback_exhausted(auto: AutoPlayer, state: TableState) -> bool:

@@ -1,6 +1,7 @@
 """``ddz``: the terminal client's command line.
 
-    ddz [--server URL] [--name N] [--auto LEVEL] [--json] practice --deals 3 [--level L] [--speed S]
+    ddz [--server URL] [--name N] [--auto LEVEL] [--json] [--reconnect-for SECONDS] practice ...
+    ddz ... practice --deals 3 [--level L] [--speed S]
     ddz ... create --deals N [--bots L] [--speed S] [--public]
     ddz ... join CODE
     ddz ... watch CODE
@@ -8,7 +9,8 @@
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
 the match ends; otherwise it opens the interactive prompt (``client.interactive``), starting
-with the subcommand's room if one is given.
+with the subcommand's room if one is given. Either way a dropped connection is resumed with
+backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from client.backoff import DEFAULT_RECONNECT_FOR
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import Options
 
@@ -40,6 +43,26 @@ def _name(text: str) -> str:
     if not 1 <= len(name) <= 24:
         raise argparse.ArgumentTypeError("a name is 1 to 24 characters")
     return name
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError("seconds are 0 or more")
+    return seconds
+
+
+def _default_reconnect_for() -> float:
+    text = os.environ.get("DDZ_RECONNECT_FOR")
+    if not text:
+        return DEFAULT_RECONNECT_FOR
+    try:
+        return _seconds(text)
+    except argparse.ArgumentTypeError:
+        return DEFAULT_RECONNECT_FOR
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="headless: print every received message as one JSON line",
+    )
+    parser.add_argument(
+        "--reconnect-for",
+        type=_seconds,
+        default=_default_reconnect_for(),
+        metavar="SECONDS",
+        help="after a dropped connection, keep trying to resume the session this long "
+        f"(env DDZ_RECONNECT_FOR; default {DEFAULT_RECONNECT_FOR:g}; 0: do not try)",
     )
     sub = parser.add_subparsers(dest="mode", metavar="COMMAND")
 
@@ -119,6 +150,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         bots=getattr(ns, "bots", None),
         public=getattr(ns, "public", False),
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
+        reconnect_for=ns.reconnect_for,
     )
 
 

@@ -2,8 +2,10 @@
 
 ``Link.open(url, name)`` connects, says hello and returns the link with the server's
 ``Welcome``. ``send`` numbers every request 1, 2, 3, ... (the numbering goes on across a
-reconnect with the same link, so the server recognises a resent request) and ``receive``
-returns the next decoded ``ServerMessage``.
+reconnect, so no id is used twice in one process and an error names one request only; a
+resent game action is told apart by the state ``version`` it names) and ``receive`` returns
+the next decoded ``ServerMessage``. ``open_with_retry`` opens (or resumes, given the
+session token) with the backoff of ``client.backoff`` for a while, for the client's reconnect.
 
 Requests are paced by a token bucket well under the server's default rate limit (20 a second,
 bursts of 40): a person never notices, and a bot playing flat out under ``--auto`` against
@@ -15,14 +17,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from client.backoff import RECONNECT, Backoff
 from protocol.codec import ProtocolError, decode_server, encode
+from protocol.errors import ErrorCode
 from protocol.messages import PROTOCOL_VERSION, Error, Hello, Request, ServerMessage, Welcome
 
 #: Seconds to wait for the websocket handshake and for the server's welcome.
@@ -32,8 +36,30 @@ PACE_RATE = 15.0
 PACE_BURST = 30
 
 
+#: Refusals of a hello that may pass on a later try; any other refusal is final.
+RETRYABLE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
+
+
 class LinkError(Exception):
-    """The session cannot go on: no connection, a refused hello, or a broken frame."""
+    """The session cannot go on: no connection, a refused hello, or a broken frame.
+
+    ``code`` is the server's error code when it refused the hello, None when there was no
+    server to ask (no connection, or it closed before it welcomed us).
+    """
+
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def unreachable(self) -> bool:
+        """No server answered (as opposed to one that refused us)."""
+        return self.code is None
+
+    @property
+    def retryable(self) -> bool:
+        """Trying again later may succeed: no server yet, or one that cannot save now."""
+        return self.code is None or self.code in RETRYABLE_CODES
 
 
 @dataclass
@@ -88,26 +114,28 @@ class Link:
         name: str,
         token: str | None = None,
         numbers: RequestNumbers | None = None,
+        timeout: float = OPEN_TIMEOUT,
     ) -> Link:
-        """Connect to ``url`` and say hello (resuming the session of ``token`` if given).
+        """Connect to ``url`` and say hello (resuming the session of ``token`` if given),
+        within ``timeout`` seconds for the handshake and again for the welcome.
 
         Raises LinkError when the server cannot be reached or refuses the hello.
         """
         try:
-            ws = await connect(url, open_timeout=OPEN_TIMEOUT, max_size=1 << 20)
+            ws = await connect(url, open_timeout=timeout, max_size=1 << 20)
         except (OSError, InvalidURI, InvalidHandshake, TimeoutError) as exc:
-            raise LinkError(f"cannot connect to {url}: {exc}") from exc
+            raise LinkError(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
         numbers = numbers or RequestNumbers()
         hello = Hello(id=numbers.next(), name=name, version=PROTOCOL_VERSION, token=token)
         try:
             await ws.send(encode(hello))
-            reply = decode_server(await ws.recv())
-        except (ConnectionClosed, ProtocolError) as exc:
+            reply = decode_server(await asyncio.wait_for(ws.recv(), timeout))
+        except (ConnectionClosed, ProtocolError, TimeoutError) as exc:
             await ws.close()
-            raise LinkError(f"the server did not welcome us: {exc}") from exc
+            raise LinkError(f"the server did not welcome us: {exc or type(exc).__name__}") from exc
         if isinstance(reply, Error):
             await ws.close()
-            raise LinkError(f"hello refused: {reply.message} [{reply.code}]")
+            raise LinkError(f"hello refused: {reply.message} [{reply.code}]", reply.code)
         if not isinstance(reply, Welcome):
             await ws.close()
             raise LinkError(f"expected a welcome, got {reply.type!r}")
@@ -129,6 +157,49 @@ class Link:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+async def open_with_retry(
+    url: str,
+    name: str,
+    token: str | None,
+    numbers: RequestNumbers,
+    within: float,
+    *,
+    wait_first: bool = True,
+    retry_unreachable: bool = True,
+    schedule: Backoff = RECONNECT,
+    notice: Callable[[LinkError, float], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> Link:
+    """Open a link (resuming ``token``'s session when given), trying again on the backoff
+    ``schedule`` for up to ``within`` seconds while the failure is retryable.
+
+    ``wait_first``: wait the first delay before the first try (after a drop, give the server
+    a moment). ``retry_unreachable=False`` gives up at once when no server answers (only a
+    refusal as ``unavailable`` is retried then). ``notice(error, delay)`` is told of each
+    failed try that will be tried again. The request ``numbers`` go on from where they were.
+    Raises the last LinkError when a failure is final (a bad token, say) or time is up.
+    """
+    deadline = clock() + within
+    delays = schedule.delays()
+    if wait_first:
+        await sleep(min(next(delays), max(0.0, deadline - clock())))
+    while True:
+        left = deadline - clock()
+        try:
+            return await Link.open(url, name, token, numbers, min(OPEN_TIMEOUT, max(left, 1.0)))
+        except LinkError as exc:
+            if not exc.retryable or (exc.unreachable and not retry_unreachable):
+                raise
+            left = deadline - clock()
+            if left <= 0:
+                raise LinkError(f"{exc} (gave up after {within:g} s)", exc.code) from exc
+            delay = min(next(delays), left)
+            if notice is not None:
+                notice(exc, delay)
+            await sleep(delay)
 
 
 def to_json_line(message: BaseModel) -> str:

@@ -4,20 +4,35 @@ It opens the session's room from the subcommand, then reads messages until the m
 each message is printed (a JSON line with ``--json``, else a line of plain text), folded into
 the ``TableState``, and, under ``--auto``, answered by the ``AutoPlayer``. Exit status: 0 once
 ``MatchEnded`` arrives (a watcher too); ``EXIT_SESSION`` when the session ends without a
-result (room closed, connection lost, a refused setup, a protocol error); ``EXIT_CONNECT``
-when the server cannot be reached at all.
+result (room closed, the session could not be resumed, a refused setup, a protocol error);
+``EXIT_CONNECT`` when the server cannot be reached at all.
+
+A dropped connection (the server restarted, crashed, or the network failed) is resumed with
+the session token on the backoff of ``client.backoff`` for up to ``--reconnect-for`` seconds,
+the request numbering going on where it was. The server then sends a fresh ``Snapshot``; the
+picture is rebuilt from it and the ``AutoPlayer`` decides again. Its game actions name the
+turn's state ``version``, so an action sent before the drop and applied already is refused as
+stale (or not my turn) rather than applied twice: such refusals only mean "wait for the next
+turn". Reconnect notices go to stderr; with ``--json`` stdout has only the received messages
+(the second ``Welcome``, with ``resumed`` true, and the ``Snapshot`` among them).
+
+A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
+is sent again, or decided again, after a short backoff that grows while the refusals last.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 from websockets.exceptions import ConnectionClosed
 
-from client.auto import AutoPlayer, fallback_exhausted
-from client.connection import Link, LinkError, to_json_line
+from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
+from client.backoff import UNAVAILABLE, Backoff
+from client.connection import Link, LinkError, RequestNumbers, open_with_retry, to_json_line
 from client.options import Options, setup_request
 from client.render import event_lines, plain
 from client.table import TableState
@@ -28,6 +43,7 @@ from protocol.messages import (
     Error,
     Left,
     ReadyRequest,
+    Request,
     RoomClosed,
     SeatBot,
     ServerMessage,
@@ -54,6 +70,11 @@ FATAL_CODES = frozenset(
         ErrorCode.NO_ROOM,
     }
 )
+#: Refusals of a request that was not applied and may pass when sent again.
+RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
+#: Refusals of an action the table has moved past (it was applied already, or the turn went
+#: on): nothing to do but wait for the next decision.
+PASSED_CODES = frozenset({ErrorCode.STALE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN})
 
 
 class SessionEnded(Exception):
@@ -61,16 +82,35 @@ class SessionEnded(Exception):
 
 
 class Headless:
-    """One headless session over an open link."""
+    """One headless session over an open link (replaced by a new one after a drop)."""
 
-    def __init__(self, link: Link, opts: Options, out: TextIO, err: TextIO) -> None:
+    def __init__(
+        self,
+        link: Link,
+        opts: Options,
+        out: TextIO,
+        err: TextIO,
+        retry_schedule: Backoff = UNAVAILABLE,
+    ) -> None:
         self.link = link
         self.opts = opts
         self.out = out
         self.err = err
         self.auto = AutoPlayer.for_level(opts.auto) if opts.auto else None
         self.state: TableState | None = None
+        self.setup: Request | None = setup_request(opts)
         self.setup_id: int | None = None
+        self.match_ended = False
+        #: Requests to send again as they were when refused as retryable, by request id:
+        #: the setup request and a created room's set-up (an ``AutoPlayer`` action is
+        #: decided again instead).
+        self.resendable: dict[int, Request] = {}
+        #: The decision each ``AutoPlayer`` request answered, by request id.
+        self.decisions: dict[int, DecisionKey] = {}
+        self.retry_schedule = retry_schedule
+        self._retry_delays: Iterator[float] | None = None
+
+    # --- output -----------------------------------------------------------------------
 
     def emit(self, before: TableState | None, message: ServerMessage) -> None:
         """Print a received message: one JSON line, or plain text lines."""
@@ -85,73 +125,132 @@ class Headless:
         for line in event_lines(before or after, after, message):
             print(plain(line), file=self.out, flush=True)
 
+    def note(self, text: str) -> None:
+        """A line for the person running us, on stderr."""
+        print(f"ddz: {text}", file=self.err, flush=True)
+
+    # --- the loop ---------------------------------------------------------------------
+
     async def run(self) -> int:
-        request = setup_request(self.opts)
-        if request is None:
+        if self.setup is None:
             raise SessionEnded("headless mode needs a subcommand: practice, create, join or watch")
         self.emit(None, self.link.welcome)
-        self.setup_id = await self.link.send(request)
-        while True:
+        status: int | None = None
+        try:
+            await self.send_setup()
+        except ConnectionClosed as exc:
+            status = await self.reconnect(exc)
+        while status is None:
             try:
                 message = await self.link.receive()
+                status = await self.handle(message)
             except ConnectionClosed as exc:
-                raise SessionEnded(f"the server closed the connection ({exc})") from exc
+                status = await self.reconnect(exc)
             except ProtocolError as exc:
                 raise SessionEnded(f"protocol error: {exc.message}") from exc
-            before = self.state
-            if self.state is None:
-                if isinstance(message, Snapshot):
-                    self.state = TableState.from_snapshot(message, time.monotonic())
-            else:
-                self.state = self.state.apply(message, time.monotonic())
-            self.emit(before, message)
-            if isinstance(message, Error):
-                await self.refused(message)
-            elif isinstance(message, Snapshot) and before is None:
-                await self.opened(message)
-            elif isinstance(message, MatchEnded):
-                return EXIT_OK
-            elif isinstance(message, RoomClosed):
-                raise SessionEnded(f"the room closed without a result ({message.reason})")
-            elif isinstance(message, Left):
-                raise SessionEnded("we left the room")
-            await self.act()
+        return status
 
-    async def opened(self, snapshot: Snapshot) -> None:
-        """The room is open: share a created room's code, seat its bots, and ready."""
+    async def handle(self, message: ServerMessage) -> int | None:
+        """Fold one message into the picture, print it and answer it; the exit status once
+        the session is over, else None."""
+        before = self.state
+        now = time.monotonic()
+        if isinstance(message, Snapshot):
+            self.state = TableState.from_snapshot(message, now)
+        elif self.state is not None:
+            self.state = self.state.apply(message, now)
+        self.emit(before, message)
+        if not isinstance(message, Error):
+            self._retry_delays = None  # the server is saving again
+        if isinstance(message, Error):
+            await self.refused(message)
+        elif isinstance(message, Snapshot):
+            await self.opened(message, first=before is None)
+        elif isinstance(message, MatchEnded):
+            self.match_ended = True
+            return EXIT_OK
+        elif isinstance(message, RoomClosed):
+            raise SessionEnded(f"the room closed without a result ({message.reason})")
+        elif isinstance(message, Left):
+            raise SessionEnded("we left the room")
+        await self.act()
+        return None
+
+    async def send(self, request: Request, resend: bool = False) -> int:
+        """Send a request; ``resend``: send it again as it is if refused as retryable."""
+        rid = await self.link.send(request)
+        if resend:
+            self.resendable[rid] = request
+        return rid
+
+    async def send_setup(self) -> None:
+        """Send the request that opens the session's room."""
+        if self.setup is not None:
+            self.setup_id = await self.send(self.setup, resend=True)
+
+    async def opened(self, snapshot: Snapshot, first: bool) -> None:
+        """The room is open (``first``) or was resumed: share a created room's code, and
+        until its match starts, seat its bots and ready."""
         room = snapshot.room
         if self.opts.mode != "create":
             return
-        print(f"room code: {room.code}", file=self.err, flush=True)
-        if self.opts.bot_speed is not None:
-            await self.link.send(SetBotSpeed(speed=self.opts.bot_speed))
-        if self.opts.bots is not None:
+        if first:
+            print(f"room code: {room.code}", file=self.err, flush=True)
+        if room.table is not None or room.your_seat is None:
+            return
+        if first and self.opts.bot_speed is not None:
+            await self.send(SetBotSpeed(speed=self.opts.bot_speed), resend=True)
+        if self.opts.bots is not None and room.your_seat == room.creator_seat:
             for seat in (s for s, view in enumerate(room.seats) if view.kind == "empty"):
-                await self.link.send(SeatBot(seat=seat, level=self.opts.bots))
-        if self.auto is None:
-            await self.link.send(ReadyRequest())
+                await self.send(SeatBot(seat=seat, level=self.opts.bots), resend=True)
+        if self.auto is None and (first or not room.seats[room.your_seat].ready):
+            await self.send(ReadyRequest(), resend=True)
 
     async def refused(self, error: Error) -> None:
-        """A request was refused: the end for a setup or protocol error, a fallback action
-        for a refused bot move, a note on stderr otherwise."""
+        """A request was refused: sent again (or decided again) later when it may pass then;
+        the end for a setup or protocol error; a fallback action for a refused bot move; a
+        note on stderr otherwise."""
         print(f"refused: {error.message} [{error.code}]", file=self.err, flush=True)
-        if error.code == ErrorCode.RATE_LIMITED and self.state is not None:
-            # Refused before it was read, so unapplied: wait, then decide again.
-            await asyncio.sleep(RATE_LIMIT_BACKOFF)
-            if self.auto is not None:
-                self.auto.forget(self.state)
+        rid = error.request_id
+        request = self.resendable.pop(rid, None) if rid is not None else None
+        decided = self.decisions.pop(rid, None) if rid is not None else None
+        if error.code in RETRY_CODES:
+            if rid == self.setup_id and self.state is not None:
+                # The room opened (its snapshot came) before the server failed to note it
+                # in the session: the setup took effect, do not send it again.
+                return
+            await asyncio.sleep(self.retry_delay(error.code))
+            if request is not None:
+                new_id = await self.send(request, resend=True)
+                if rid == self.setup_id:
+                    self.setup_id = new_id
+            elif (
+                self.auto is not None
+                and self.state is not None
+                and decided in (None, decision_key(self.state))
+            ):
+                self.auto.forget(self.state)  # unapplied: decide again
             return
-        if self.state is None or error.request_id == self.setup_id or error.code in FATAL_CODES:
+        if self.state is None or rid == self.setup_id or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
         if self.auto is None:
             return
+        if decided is not None and decided != decision_key(self.state):
+            return  # about a decision the table has moved past
         fallback = self.auto.on_refused(self.state, error)
         if fallback is not None:
-            await self.link.send(fallback)
-        elif error.code not in (ErrorCode.STALE, ErrorCode.ALREADY_READY) and fallback_exhausted(
-            self.auto, self.state
-        ):
+            await self.send_decision(fallback)
+        elif error.code not in PASSED_CODES and fallback_exhausted(self.auto, self.state):
             raise SessionEnded("the server refused even the fallback action")
+
+    def retry_delay(self, code: ErrorCode) -> float:
+        """Seconds to wait before retrying a request refused with ``code``; the delay grows
+        while ``unavailable`` refusals follow each other."""
+        if code == ErrorCode.RATE_LIMITED:
+            return RATE_LIMIT_BACKOFF
+        if self._retry_delays is None:
+            self._retry_delays = self.retry_schedule.delays()
+        return next(self._retry_delays)
 
     async def act(self) -> None:
         """Under --auto, send what the bot policy chooses now, if anything."""
@@ -159,20 +258,101 @@ class Headless:
             return
         request = self.auto.next_request(self.state)
         if request is not None:
-            await self.link.send(request)
+            await self.send_decision(request)
+
+    async def send_decision(self, request: Request) -> None:
+        key = decision_key(self.state) if self.state is not None else None
+        rid = await self.send(request)
+        if key is not None:
+            self.decisions[rid] = key
+
+    # --- a dropped connection ---------------------------------------------------------
+
+    async def reconnect(self, exc: ConnectionClosed) -> int | None:
+        """Resume the session after a drop; the exit status if the session is over, else
+        None (the server's snapshot of the room follows). SessionEnded when it cannot be
+        resumed."""
+        cause: ConnectionClosed | None = exc
+        while cause is not None:
+            if self.opts.reconnect_for <= 0:
+                raise SessionEnded(f"the server closed the connection ({cause})")
+            self.note(f"connection lost ({cause}); reconnecting")
+            old = self.link
+            with contextlib.suppress(Exception):
+                await old.close()
+            try:
+                self.link = await open_with_retry(
+                    self.opts.server,
+                    self.opts.name,
+                    old.welcome.token,
+                    old.numbers,
+                    self.opts.reconnect_for,
+                    notice=self._retrying,
+                )
+            except LinkError as error:
+                raise SessionEnded(f"could not resume the session: {error}") from error
+            try:
+                return await self.resumed()
+            except ConnectionClosed as again:
+                cause = again
+        return None
+
+    def _retrying(self, error: LinkError, delay: float) -> None:
+        self.note(f"{error}; trying again in {delay:.1f} s")
+
+    async def resumed(self) -> int | None:
+        """The session is back: start over from the server's picture."""
+        welcome = self.link.welcome
+        self.note(f"reconnected (room {welcome.room or 'none'})")
+        self.emit(self.state, welcome)
+        self.resendable.clear()  # their answers went with the old connection
+        self.decisions.clear()
+        self._retry_delays = None
+        if self.auto is not None:
+            self.auto.reset()
+        if welcome.room is not None:
+            return None  # a snapshot of the room follows
+        if self.match_ended:
+            return EXIT_OK
+        if self.state is None:
+            # The setup request never took effect (or its answer was lost): send it again.
+            await self.send_setup()
+            return None
+        raise SessionEnded("the room is gone: it closed while we were away")
+
+
+async def open_first(opts: Options, err: TextIO) -> Link:
+    """The first link: a refusal as ``unavailable`` is tried again for a while, but a server
+    that does not answer at all is an error at once (the caller exits ``EXIT_CONNECT``)."""
+
+    def retrying(error: LinkError, delay: float) -> None:
+        print(f"ddz: {error}; trying again in {delay:.1f} s", file=err, flush=True)
+
+    return await open_with_retry(
+        opts.server,
+        opts.name,
+        None,
+        RequestNumbers(),
+        max(opts.reconnect_for, 0.0),
+        wait_first=False,
+        retry_unreachable=False,
+        schedule=UNAVAILABLE,
+        notice=retrying,
+    )
 
 
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     """Run one headless session; returns the process exit status."""
     try:
-        link = await Link.open(opts.server, opts.name)
+        link = await open_first(opts, err)
     except LinkError as exc:
         print(f"ddz: {exc}", file=err, flush=True)
         return EXIT_CONNECT
+    headless = Headless(link, opts, out, err)
     try:
-        return await Headless(link, opts, out, err).run()
+        return await headless.run()
     except SessionEnded as exc:
         print(f"ddz: {exc}", file=err, flush=True)
         return EXIT_SESSION
     finally:
-        await link.close()
+        await headless.link.close()

@@ -6,7 +6,8 @@ a legal play and which hint is next; ``client.render`` draws the panel and the e
 websocket: one task reads the server and prints events above the prompt, the other reads
 lines from the person. Tab fills the prompt with the next hint; the panel under the prompt
 says, as you type, whether the cards are a legal play. A dropped connection is resumed with
-the session token.
+the session token, on the same backoff as the headless client's (``client.backoff``), for up
+to ``--reconnect-for`` seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from prompt_toolkit.styles import Style
 from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
-from client.connection import Link, LinkError, RequestNumbers
+from client.connection import Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.render import DIM, WARN, Fragments, event_lines, table_panel
@@ -49,8 +50,6 @@ from protocol.messages import (
 )
 
 STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
-#: Attempts (one a second) to resume a dropped session before giving up.
-RECONNECT_ATTEMPTS = 5
 
 MENU: Fragments = [
     ("bold", "Not in a room. "),
@@ -190,25 +189,29 @@ class Interactive:
         await self.send(ReadyRequest())
 
     async def reconnect(self) -> bool:
-        """Resume the session with its token; False when the server stays away."""
+        """Resume the session with its token; False when the server stays away (for
+        ``--reconnect-for`` seconds) or no longer knows the token."""
         old = self.link
-        if old is None or self.done:
+        if old is None or self.done or self.opts.reconnect_for <= 0:
             return False
         say([(WARN, "connection lost: reconnecting…")])
-        for _ in range(RECONNECT_ATTEMPTS):
-            await asyncio.sleep(1.0)
-            try:
-                self.link = await Link.open(
-                    self.opts.server, self.opts.name, old.welcome.token, self.numbers
-                )
-            except LinkError:
-                continue
-            if not self.link.welcome.room:
-                self.state = None
-            say([(DIM, "reconnected")])
-            return True
-        say([(WARN, "the server is gone; bye")])
-        return False
+        with contextlib.suppress(Exception):
+            await old.close()
+        try:
+            self.link = await open_with_retry(
+                self.opts.server,
+                self.opts.name,
+                old.welcome.token,
+                self.numbers,
+                self.opts.reconnect_for,
+            )
+        except LinkError as exc:
+            say([(WARN, f"could not resume the session: {exc}; bye")])
+            return False
+        if not self.link.welcome.room:
+            self.state = None
+        say([(DIM, "reconnected")])
+        return True
 
     def finish(self) -> None:
         """End the session: stop the prompt too."""

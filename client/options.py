@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from client.backoff import DEFAULT_RECONNECT_FOR
 from protocol.messages import (
     BotLevel,
     BotSpeed,
@@ -25,7 +26,8 @@ class Options:
     ``mode`` is the subcommand (None: the interactive menu). ``auto`` is the bot level that
     plays for me (None: I play), ``json`` prints every received message as a JSON line.
     ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
-    and ``public`` for create; ``code`` for join and watch.
+    and ``public`` for create; ``code`` for join and watch. ``reconnect_for``: seconds a
+    dropped session keeps trying to resume (0: it does not try).
     """
 
     server: str
@@ -40,6 +42,7 @@ class Options:
     bot_speed: BotSpeed | None = None
     public: bool = False
     code: str | None = None
+    reconnect_for: float = DEFAULT_RECONNECT_FOR
 
     @property
     def headless(self) -> bool:

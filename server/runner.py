@@ -63,6 +63,7 @@ class RoomRunner:
         self._timer: asyncio.TimerHandle | None = None
         self._bot: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._stopped = False
 
     @property
     def code(self) -> str:
@@ -124,6 +125,8 @@ class RoomRunner:
         """Set the bot and the clock for the room as it now stands (after ``delay`` seconds
         at the earliest, when retrying)."""
         self._cancel()
+        if self._stopped:
+            return
         room = self.room
         if room.closed is not None:
             self._spawn(self.on_closed(room))
@@ -149,7 +152,9 @@ class RoomRunner:
         self._timer = self._bot = None
 
     def stop(self) -> None:
-        """Stop the clock and the bots (the room closed or the process is going down)."""
+        """Stop the clock and the bots for good (the room closed or the process is going
+        down): changes still made, such as players disconnecting, set no new timer."""
+        self._stopped = True
         self._cancel()
         for task in list(self._tasks):
             task.cancel()

@@ -15,6 +15,8 @@ from typing import Any, cast
 import msgpack
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 from server.store.keys import DEFAULT_PREFIX, Keys
 
@@ -84,7 +86,14 @@ class RedisStore:
     def from_url(
         cls, url: str, finished_ttl: float, session_ttl: float, prefix: str = DEFAULT_PREFIX
     ) -> RedisStore:
-        redis = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        redis = Redis.from_url(
+            url,
+            socket_timeout=2,
+            socket_connect_timeout=2,
+            # a pooled connection that Redis dropped (a restart) is retried on a fresh one
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 2),
+            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+        )
         return cls(redis, finished_ttl, session_ttl, prefix)
 
     async def close(self) -> None:

@@ -103,3 +103,16 @@ def test_help_names_every_subcommand() -> None:
     text = build_parser().format_help()
     for word in ("practice", "create", "join", "watch", "--auto", "--json", "--server", "--name"):
         assert word in text
+
+
+def test_reconnect_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DDZ_RECONNECT_FOR", raising=False)
+    assert parse_args(["practice"]).reconnect_for == 60
+    assert parse_args(["--reconnect-for", "2.5", "practice"]).reconnect_for == 2.5
+    assert parse_args(["--reconnect-for", "0", "watch", "abc"]).reconnect_for == 0
+    monkeypatch.setenv("DDZ_RECONNECT_FOR", "7")
+    assert parse_args(["practice"]).reconnect_for == 7
+    assert parse_args(["--reconnect-for", "3", "practice"]).reconnect_for == 3
+    for bad in ("-1", "soon", "inf"):
+        with pytest.raises(SystemExit):
+            parse_args(["--reconnect-for", bad, "practice"])

@@ -11,8 +11,19 @@ from typing import Any
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 
+from client.auto import AutoPlayer
+from client.table import TableState
 from protocol.codec import decode_server, encode
-from protocol.messages import PROTOCOL_VERSION, Hello, Request, ServerMessage, Welcome
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
+    Request,
+    ServerMessage,
+    Snapshot,
+    Welcome,
+)
 from server.app import App
 from server.settings import Settings
 from server.transport import open_store, serve_app
@@ -86,3 +97,39 @@ async def wire_client(
         await client.send(Hello(name=name, version=PROTOCOL_VERSION, token=token))
         welcome = await client.recv_type(Welcome)
         yield client, welcome
+
+
+RETRYABLE = (ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED)
+
+
+@dataclass
+class AutoSeat:
+    """A wire client whose actions a bot policy chooses (the client's own ``AutoPlayer``)."""
+
+    client: WireClient
+    state: TableState | None = None
+    auto: AutoPlayer = field(default_factory=lambda: AutoPlayer.for_level("easy"))
+
+    async def step(self, timeout: float = 10.0) -> ServerMessage:
+        """Read one message, fold it into the table, and answer it if it is my move."""
+        message = await self.client.recv(timeout)
+        if isinstance(message, Snapshot):
+            self.state = TableState.from_snapshot(message)
+        elif self.state is not None:
+            self.state = self.state.apply(message)
+        if self.state is not None:
+            if isinstance(message, Error) and message.code in RETRYABLE:
+                await asyncio.sleep(0.2)  # refused unapplied: decide again shortly
+                self.auto.forget(self.state)
+            request = self.auto.next_request(self.state)
+            if request is not None:
+                await self.client.send(request)
+        return message
+
+    async def until(self, kind: type[BaseModel], timeout: float = 30.0) -> Any:
+        """Play on until a message of ``kind`` arrives; return it."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.step(timeout)
+                if isinstance(message, kind):
+                    return message

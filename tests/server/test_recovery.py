@@ -1,0 +1,181 @@
+"""Nothing lost: a server restart, a dropped connection, and Redis going away and coming
+back. Real sockets, real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+from client.table import TableState
+from protocol.errors import ErrorCode
+from protocol.events import BidMade, CardsPlayed, DealEnded, MatchEnded, TurnStarted
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    BidRequest,
+    CreateRoom,
+    Error,
+    Hello,
+    PassRequest,
+    ReadyRequest,
+    SeatBot,
+    Snapshot,
+    StartPractice,
+)
+from server.game.journal import replay
+from tests.redis_server import RedisProcess, unique_prefix
+from tests.server.wire import AutoSeat, WireClient, running_server, wire_client
+
+
+async def test_a_match_goes_on_after_the_server_restarts(redis_url: str) -> None:
+    prefix = unique_prefix()
+    async with running_server(redis_url, key_prefix=prefix) as srv:
+        async with wire_client(srv.url) as (client, welcome):
+            seat = AutoSeat(client)
+            await client.send(StartPractice(deals=1, level="easy", speed="instant"))
+            await seat.until(CardsPlayed)
+            code = seat.state.room.code if seat.state else ""
+            runner = srv.app.rooms[code]
+    before = runner.room.to_data()  # as the server stopped (its bots may have moved on)
+    # the process is gone; a new one on the same Redis brings the room back
+    async with running_server(redis_url, key_prefix=prefix) as srv:
+        assert code in srv.app.rooms
+        restored = srv.app.rooms[code].room.to_data()
+        assert restored["match"] == before["match"]
+        async with wire_client(srv.url, token=welcome.token) as (client, again):
+            assert again.resumed and again.room == code and again.player_id == welcome.player_id
+            seat = AutoSeat(client)
+            snapshot: Snapshot = await seat.until(Snapshot)
+            assert snapshot.room.table is not None
+            assert snapshot.room.table.hand == before["match"]["deal"]["hands"][0]
+            end: MatchEnded = await seat.until(MatchEnded)
+        records = await srv.app.store.read_log(code)
+        *_, (_, match, _) = replay(records)
+        assert match.totals == end.totals
+
+
+async def test_a_dropped_connection_comes_back_to_its_seat_mid_trick(redis_url: str) -> None:
+    async with running_server(redis_url) as srv:
+        async with wire_client(srv.url) as (client, welcome):
+            seat = AutoSeat(client)
+            await client.send(StartPractice(deals=1, level="easy", speed="instant"))
+            await seat.until(CardsPlayed)
+            hand = seat.state.table.hand if seat.state and seat.state.table else None
+        # the socket is closed; the seat waits for its person (practice has no clock)
+        async with wire_client(srv.url, token=welcome.token) as (client, again):
+            assert again.resumed
+            seat = AutoSeat(client)
+            snapshot: Snapshot = await seat.until(Snapshot)
+            assert snapshot.room.table is not None
+            assert snapshot.room.table.hand is not None
+            assert set(snapshot.room.table.hand) <= set(hand or [])
+            await seat.until(MatchEnded)
+
+
+async def test_a_wrong_token_is_refused(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, connect(srv.url) as ws:
+        client = WireClient(ws)
+        await client.send(Hello(name="x", version=PROTOCOL_VERSION, token="not-a-token"))
+        error: Error = await client.recv_type(Error)
+        assert error.code == ErrorCode.BAD_TOKEN
+
+
+async def test_an_expired_token_is_refused(redis_url: str) -> None:
+    async with running_server(redis_url, session_ttl=1) as srv:
+        async with wire_client(srv.url) as (_, welcome):
+            pass
+        await asyncio.sleep(2.1)
+        async with connect(srv.url) as ws:
+            client = WireClient(ws)
+            await client.send(Hello(name="x", version=PROTOCOL_VERSION, token=welcome.token))
+            error: Error = await client.recv_type(Error)
+            assert error.code == ErrorCode.BAD_TOKEN
+
+
+async def test_a_deadline_holds_across_a_restart(redis_url: str) -> None:
+    """The time spent down counts against the seat on turn, as on a real clock: a deadline
+    that passed while the server was down is applied as soon as it is back."""
+    prefix = unique_prefix()
+    timing = {"bid_timeout": 1.0, "play_timeout": 1.0, "ready_timeout": 1.0}
+    async with running_server(redis_url, key_prefix=prefix, **timing) as srv:
+        async with wire_client(srv.url) as (client, _):
+            await client.send(CreateRoom(deals=3))
+            snapshot: Snapshot = await client.recv_type(Snapshot)
+            await client.send(SeatBot(level="easy"))
+            await client.send(SeatBot(level="easy"))
+            await client.send(ReadyRequest())
+            turn: TurnStarted = await client.recv_type(TurnStarted)
+            while turn.seat != 0:  # the person's turn (bots answer within a second)
+                turn = await client.recv_type(TurnStarted)
+            code = snapshot.room.code
+            # the server stops before the person's clock runs out
+    assert turn.deadline is not None and time.time() < turn.deadline
+    await asyncio.sleep(turn.deadline - time.time() + 0.3)  # down past the deadline
+    restarted = time.time()
+    async with running_server(redis_url, key_prefix=prefix, **timing) as srv:
+        room = srv.app.rooms[code].room
+        async with asyncio.timeout(0.5):
+            while room.match is None or room.match.timeouts_in_row[0] == 0:
+                await asyncio.sleep(0.01)
+                room = srv.app.rooms[code].room
+        records = await srv.app.store.read_log(code)
+    timeouts = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Timeout"]
+    assert timeouts[0]["cmd"]["seat"] == 0
+    assert restarted <= timeouts[0]["now"] < restarted + 0.5
+
+
+async def test_while_redis_is_away_commands_are_refused_then_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    redis = RedisProcess(tmp_path / "redis").start()
+    try:
+        async with running_server(redis.url) as srv, wire_client(srv.url) as (client, _):
+            await client.send(StartPractice(deals=1, level="easy", speed="instant"))
+            snapshot: Snapshot = await client.recv_type(Snapshot)
+            code = snapshot.room.code
+            redis.stop()  # Redis goes away (its append-only file stays)
+            version = srv.app.rooms[code].room.version
+            await client.send(BidRequest(value=3))
+            error: Error = await client.recv_type(Error)
+            assert error.code == ErrorCode.UNAVAILABLE
+            assert srv.app.rooms[code].room.version == version
+            await client.send(PassRequest())
+            assert (await client.recv_type(Error)).code == ErrorCode.UNAVAILABLE
+            redis.start()  # back, with what it had
+            await asyncio.sleep(0.2)
+            seat = AutoSeat(client, TableState.from_snapshot(snapshot))
+            await client.send(BidRequest(value=3))
+            bid: BidMade = await seat.until(BidMade)
+            assert bid.bid == 3 and bid.seat == 0
+            end: MatchEnded = await seat.until(MatchEnded)
+            records = await srv.app.store.read_log(code)
+            *_, (_, match, _) = replay(records)
+            assert match.totals == end.totals
+            bids = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Bid"]
+            assert len(bids) == 1  # the refused bids were never written
+    finally:
+        redis.stop()
+
+
+async def test_a_redis_restart_mid_match_loses_nothing(tmp_path: Path) -> None:
+    redis = RedisProcess(tmp_path / "redis").start()
+    try:
+        async with running_server(redis.url) as srv, wire_client(srv.url) as (client, _):
+            seat = AutoSeat(client)
+            await client.send(StartPractice(deals=3, level="easy", speed="instant"))
+            first: DealEnded = await seat.until(DealEnded)
+            code = seat.state.room.code if seat.state else ""
+            before = srv.app.rooms[code].room.to_data()
+            redis.stop()
+            redis.start()
+            stored = await srv.app.store.load_room(code)
+            assert stored is not None and stored["version"] >= before["version"]
+            end: MatchEnded = await seat.until(MatchEnded, timeout=60)
+            assert end.deal_scores[0] == first.score.scores
+            records = await srv.app.store.read_log(code)
+            *_, (_, match, _) = replay(records)
+            assert match.totals == end.totals
+    finally:
+        redis.stop()
