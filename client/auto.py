@@ -28,7 +28,9 @@ from protocol.messages import (
 from server.bots import BotPolicy, decide, policy_for
 
 #: Refusals after which the state will move on by itself: no fallback is needed.
-_HARMLESS = frozenset({ErrorCode.STALE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN})
+_HARMLESS = frozenset(
+    {ErrorCode.STALE, ErrorCode.DUPLICATE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN}
+)
 
 
 DecisionKey = tuple[str | int, ...]

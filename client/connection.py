@@ -73,6 +73,13 @@ class RequestNumbers:
         self.last = next(self._counter)
         return self.last
 
+    def continue_after(self, last: int) -> None:
+        """Number on above ``last`` (the server's word on a resumed session): a new process
+        resuming a session must not reuse ids the room has applied."""
+        if last >= self.last:
+            self._counter = itertools.count(last + 1)
+            self.last = last
+
 
 @dataclass
 class Pacer:
@@ -139,6 +146,7 @@ class Link:
         if not isinstance(reply, Welcome):
             await ws.close()
             raise LinkError(f"expected a welcome, got {reply.type!r}")
+        numbers.continue_after(reply.last_request_id)
         return cls(ws, numbers, reply)
 
     async def send(self, request: Request) -> int:

@@ -74,7 +74,9 @@ FATAL_CODES = frozenset(
 RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
 #: Refusals of an action the table has moved past (it was applied already, or the turn went
 #: on): nothing to do but wait for the next decision.
-PASSED_CODES = frozenset({ErrorCode.STALE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN})
+PASSED_CODES = frozenset(
+    {ErrorCode.STALE, ErrorCode.DUPLICATE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN}
+)
 
 
 class SessionEnded(Exception):

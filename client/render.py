@@ -106,7 +106,6 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
         reason = {
             "match_over": "the match is over",
             "everyone_left": "everyone left",
-            "server_shutdown": "the server is shutting down",
         }[message.reason]
         return [[(BOLD, f"room closed: {reason}")]]
     if isinstance(message, Left):

@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"  # one person, one seat
     NOT_ALLOWED = "not_allowed"  # e.g. only the creator seats bots
     STALE = "stale"  # the request names a state version that has moved on
+    DUPLICATE = "duplicate"  # a request id already applied (resent after a drop)
     UNAVAILABLE = "unavailable"  # the server cannot save right now: retry
     # the game
     WRONG_PHASE = "wrong_phase"

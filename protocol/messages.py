@@ -169,6 +169,8 @@ class Welcome(Message):
     protocol_version: int = PROTOCOL_VERSION
     resumed: bool = False
     room: str | None = None
+    last_request_id: int = 0
+    """The highest request id of this session the room has applied: number on from it."""
 
 
 class Error(Message):
@@ -231,7 +233,7 @@ class BotSpeedChanged(Message):
 
 class RoomClosed(Message):
     type: Literal["room_closed"] = "room_closed"
-    reason: Literal["match_over", "everyone_left", "server_shutdown"]
+    reason: Literal["match_over", "everyone_left"]
 
 
 class Left(Message):

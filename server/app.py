@@ -159,7 +159,11 @@ class App:
         elif isinstance(message, Leave):
             runner = self._require_room(session)
             await runner.change(lambda room: room.leave(session.player_id))
-            await self.sessions.set_room(session, None)
+            session.room = None
+            try:
+                await self.sessions.set_room(session, None)
+            except StoreError:
+                log.info("session of %s still names room %s", session.player_id, runner.code)
         else:
             await self._require_room(session).request(session.player_id, message)
 
@@ -185,19 +189,36 @@ class App:
         if runner is not None and not runner.room.is_member(session.player_id):
             runner = None
             session.room = None
+        player = session.player_id
+        seat = None if runner is None else runner.room.seat_of(player)
+        last_request = 0 if runner is None or seat is None else runner.room.seats[seat].last_request
         conn.send(
             Welcome(
                 token=session.token,
-                player_id=session.player_id,
+                player_id=player,
                 name=session.name,
                 resumed=hello.token is not None,
                 room=session.room,
+                last_request_id=last_request,
             )
         )
         if runner is not None:
-            player = session.player_id
+            await self._rejoin(conn, runner, player)
+
+    async def _rejoin(self, conn: Connection, runner: RoomRunner, player: str) -> None:
+        """A resumed player gets their snapshot (showing them connected) and the others
+        learn they are back. If that cannot be saved they still get the snapshot."""
+
+        def back(room: Room) -> list[Delivery]:
+            out = room.set_connected(player, True)
+            others = [(p, m) for p, m in out if p != player]
+            return [(player, room.snapshot_for(player, self.clock())), *others]
+
+        try:
+            await runner.change(back)
+        except RoomError:
             conn.send(runner.room.snapshot_for(player, self.clock()))
-            await runner.change(lambda room: room.set_connected(player, True))
+            raise
 
     # --- rooms ------------------------------------------------------------------------
 
@@ -247,6 +268,9 @@ class App:
         code, try another), seat the session in it, and send the creator a snapshot."""
         for _ in range(CODE_TRIES):
             room = build(self._new_code())
+            # The session names the room first: if the room is then not saved, a session
+            # naming a room that does not exist is read as no room at all.
+            await self.sessions.set_room(session, room.code)
             try:
                 await self.store.save_room(
                     room.code, -1, room.version, pack(room.to_data()), room.take_journal()
@@ -254,14 +278,15 @@ class App:
             except StoreConflict:
                 continue
             except StoreError as exc:
+                session.room = None
                 raise unavailable(exc) from exc
             runner = self._runner(room, saved=True)
             self.hub.deliver(
                 [(session.player_id, room.snapshot_for(session.player_id, self.clock()))]
             )
             runner.reschedule()
-            await self.sessions.set_room(session, room.code)
             return
+        session.room = None
         raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
 
     async def _start_practice(self, session: Session, request: StartPractice) -> None:
@@ -314,5 +339,9 @@ class App:
             out = room.watch(player) if watch else room.join(player, name, now)
             return [(player, room.snapshot_for(player, now)), *out]
 
-        await runner.change(enter)
-        await self.sessions.set_room(session, runner.code)
+        await self.sessions.set_room(session, runner.code)  # first: see _open_room
+        try:
+            await runner.change(enter)
+        except (RoomError, GameError):
+            session.room = None
+            raise

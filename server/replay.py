@@ -116,8 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--key-prefix", default=os.environ.get("DDZ_KEY_PREFIX", DEFAULT_PREFIX))
     args = parser.parse_args(argv)
-    embedded = None if args.redis_url else EmbeddedRedis(args.data_dir)
-    url = args.redis_url or (embedded.start() if embedded else "")
+    embedded: EmbeddedRedis | None = None
+    url = args.redis_url
+    if not url:
+        local = EmbeddedRedis(args.data_dir)
+        url = local.running_url()  # the server's own, while it runs
+        if url is None:
+            embedded, url = local, local.start()
     try:
         records = asyncio.run(_read(url, args.key_prefix, args.code.upper()))
     finally:

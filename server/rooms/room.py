@@ -74,6 +74,7 @@ class Seat:
     connected: bool = False
     ready: bool = False
     left: bool = False  # the person left during the match; a bot plays on for them
+    last_request: int = 0  # the person's last applied request id: a resent one is refused
 
     def to_data(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -267,7 +268,11 @@ class Room:
             seat = self.seat_of(actor)
             if seat is None or self.seats[seat].left:
                 raise RoomError(ErrorCode.NO_ROOM, "you have no seat in this room")
+            if 0 < request.id <= self.seats[seat].last_request:
+                raise RoomError(ErrorCode.DUPLICATE, f"request {request.id} was received already")
         out = self._handle_seat(actor, seat, request, now, rng)
+        if not isinstance(actor, BotActor) and request.id > 0:
+            self.seats[seat].last_request = request.id
         self.version += 1
         return out
 
@@ -495,9 +500,7 @@ class Room:
         self.version += 1
         return self._seats_changed()
 
-    def _close(
-        self, reason: Literal["match_over", "everyone_left", "server_shutdown"]
-    ) -> list[Delivery]:
+    def _close(self, reason: Literal["match_over", "everyone_left"]) -> list[Delivery]:
         msg = RoomClosed(reason=reason)
         out: list[Delivery] = [(p, msg) for p in self.members()]
         self.closed = reason

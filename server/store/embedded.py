@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import shutil
 import signal
@@ -62,13 +63,51 @@ def _answers(sock_path: Path) -> bool:
         return False
 
 
+def _shutdown(sock_path: Path) -> None:
+    """Ask the Redis on this socket to shut down (it writes its append-only file first)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(2)
+        s.connect(str(sock_path))
+        s.sendall(b"SHUTDOWN\r\n")
+        s.recv(64)
+
+
 class EmbeddedRedis:
-    """Start (or reuse) a redis-server on a unix socket in ``data_dir``."""
+    """Run a redis-server on a unix socket in ``data_dir`` for one ddz-server process.
+
+    A lock file keeps a second server off the same directory. A Redis still answering on
+    the socket when the lock is free belongs to a server that died (Linux told it to shut
+    down, ``_die_with_parent``): it is waited for, or shut down, and a fresh one started,
+    never adopted while it exits.
+    """
 
     def __init__(self, data_dir: str | Path, appendfsync: str = APPENDFSYNC) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.process: subprocess.Popen[bytes] | None = None
+        self._lock: int | None = None
+
+    def running_url(self) -> str | None:
+        """The URL of a Redis already serving this directory (a running server's), if any:
+        for tools such as ddz-replay that read alongside the server."""
+        return self.url if _answers(self.socket_path) else None
+
+    def _take_lock(self) -> None:
+        fd = os.open(self.data_dir / "server.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RuntimeError(f"another ddz-server is using {self.data_dir}") from None
+        self._lock = fd
+
+    def _clear_orphan(self, wait: float = 5.0) -> None:
+        deadline = time.monotonic() + wait
+        while _answers(self.socket_path):
+            if time.monotonic() > deadline:
+                _shutdown(self.socket_path)
+                deadline = time.monotonic() + wait
+            time.sleep(0.05)
 
     @property
     def socket_path(self) -> Path:
@@ -79,10 +118,10 @@ class EmbeddedRedis:
         return f"unix://{self.socket_path}"
 
     def start(self, timeout: float = 10.0) -> str:
-        """Start Redis unless one already serves this data directory; return its URL."""
+        """Start Redis for this data directory; return its URL."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        if _answers(self.socket_path):
-            return self.url
+        self._take_lock()
+        self._clear_orphan()
         self.socket_path.unlink(missing_ok=True)
         args = [
             redis_server_binary(),
@@ -113,11 +152,13 @@ class EmbeddedRedis:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut Redis down cleanly (it flushes the append-only file on SIGTERM)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None

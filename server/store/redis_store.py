@@ -126,11 +126,14 @@ class RedisStore:
             *(pack(record) for record in journal),
         ]
         try:
+            # A new room joins the active set before its state exists, and leaves it after
+            # its closing state is written: a crash in between leaves a code that recovery
+            # reads and drops, never a room that recovery would miss.
+            if expected_version < 0 and not closed:
+                await self.redis.sadd(self.keys.active_rooms, code)
             await self._save_room(
                 keys=[self.keys.room_state(code), self.keys.room_log(code)], args=args
             )
-            if expected_version < 0 and not closed:
-                await self.redis.sadd(self.keys.active_rooms, code)
             if closed:
                 await self.redis.srem(self.keys.active_rooms, code)
         except redis_errors.ResponseError as exc:

@@ -38,6 +38,7 @@ async def test_a_match_goes_on_after_the_server_restarts(redis_url: str) -> None
             await seat.until(CardsPlayed)
             code = seat.state.room.code if seat.state else ""
             runner = srv.app.rooms[code]
+            last_sent = client.next_id - 1
     before = runner.room.to_data()  # as the server stopped (its bots may have moved on)
     # the process is gone; a new one on the same Redis brings the room back
     async with running_server(redis_url, key_prefix=prefix) as srv:
@@ -46,6 +47,8 @@ async def test_a_match_goes_on_after_the_server_restarts(redis_url: str) -> None
         assert restored["match"] == before["match"]
         async with wire_client(srv.url, token=welcome.token) as (client, again):
             assert again.resumed and again.room == code and again.player_id == welcome.player_id
+            # the room applied some of this session's requests: a new process numbers on
+            assert 0 < again.last_request_id <= last_sent
             seat = AutoSeat(client)
             snapshot: Snapshot = await seat.until(Snapshot)
             assert snapshot.room.table is not None

@@ -96,6 +96,7 @@ async def wire_client(
         client = WireClient(ws)
         await client.send(Hello(name=name, version=PROTOCOL_VERSION, token=token))
         welcome = await client.recv_type(Welcome)
+        client.next_id = max(client.next_id, welcome.last_request_id + 1)  # number on
         yield client, welcome
 
 

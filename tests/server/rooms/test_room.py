@@ -190,3 +190,17 @@ def test_the_room_round_trips_through_plain_data() -> None:
     room = full_room(rng)
     room.watch("walt")
     assert Room.from_data(room.to_data()).to_data() == room.to_data()
+
+
+def test_a_resent_request_id_is_recognised_and_not_applied_twice() -> None:
+    """A client that resends after a drop names the same request id: it is refused as a
+    duplicate, whatever the request, and the room is unchanged."""
+    rng = random.Random(10)
+    room = private_room()
+    room.join("bob", "Bob", NOW)
+    room.handle("alice", ReadyRequest(id=7), NOW, rng)
+    assert room.seats[0].last_request == 7
+    refused(ErrorCode.DUPLICATE, room, "alice", ReadyRequest(id=7), NOW, rng)
+    refused(ErrorCode.DUPLICATE, room, "alice", SeatBot(id=5), NOW, rng)
+    room.handle("alice", SeatBot(id=8), NOW, rng)  # a new id is applied
+    assert room.seats[2].kind == "bot"
