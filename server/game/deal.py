@@ -8,7 +8,7 @@ and totals; this module knows one deal only.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict
 
 from protocol.cards import Rank, card_rank, full_deck
@@ -52,6 +52,10 @@ class PlayRecord(TypedDict):
     seat: int
     cards: list[int]
     kind: str
+
+
+def _copy_play(play: PlayRecord) -> PlayRecord:
+    return {"seat": play["seat"], "cards": list(play["cards"]), "kind": play["kind"]}
 
 
 def next_seat(seat: int) -> int:
@@ -110,7 +114,26 @@ class Deal:
     # --- plain data -------------------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data, sharing nothing mutable with the deal (written out by hand: it runs
+        on every save, and ``dataclasses.asdict`` costs several times as much)."""
+        last = self.last_play
+        return {
+            "first_bidder": self.first_bidder,
+            "forced_bid": self.forced_bid,
+            "hands": [list(h) for h in self.hands],
+            "kitty": list(self.kitty),
+            "phase": self.phase,
+            "turn": self.turn,
+            "bids": [list(b) for b in self.bids],
+            "landlord": self.landlord,
+            "base": self.base,
+            "plays": [_copy_play(p) for p in self.plays],
+            "last_play": None if last is None else _copy_play(last),
+            "passes_in_row": self.passes_in_row,
+            "plays_made": list(self.plays_made),
+            "bombs": self.bombs,
+            "rockets": self.rockets,
+        }
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Deal:

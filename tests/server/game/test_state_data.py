@@ -196,3 +196,18 @@ def test_whole_matches_of_random_commands_round_trip_to_the_end(
     # Once over, every command is refused and changes nothing.
     for _ in range(20):
         assert not check_step(match, a_command(match, rnd.randrange), now + 60, rng)
+
+
+def test_a_deals_plain_data_names_every_field_and_shares_no_list() -> None:
+    """Deal.to_data is written by hand for speed: it must not forget a field added later."""
+    import dataclasses
+    import random as _random
+
+    from server.game.deal import Deal
+
+    deal = Deal.dealt(_random.Random(3), 0, forced_bid=False)
+    data = deal.to_data()
+    assert set(data) == {f.name for f in dataclasses.fields(Deal)}
+    assert data == dataclasses.asdict(deal)
+    data["hands"][0].append(99)
+    assert 99 not in deal.hands[0]
