@@ -236,6 +236,7 @@ class TableState:
             base=0,
             kitty=None,
             plays=[],
+            passes=[],
             last_play=None,
             passes_in_row=0,
             turn=None,
@@ -292,7 +293,11 @@ class TableState:
         if isinstance(message, CardsPlayed):
             return self._played(table, message)
         if isinstance(message, Passed):
-            changes: dict[str, Any] = {"turn": None, "version": table.version + 1}
+            changes: dict[str, Any] = {
+                "turn": None,
+                "version": table.version + 1,
+                "passes": [*table.passes, [message.seat, len(table.plays)]],
+            }
             if message.trick_over:
                 changes.update(last_play=None, passes_in_row=0)
                 passes: tuple[int, ...] = ()

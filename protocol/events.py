@@ -179,6 +179,8 @@ class TableView(Message):
     base: int
     kitty: CardIds | None
     plays: list[TablePlay]
+    passes: list[list[int]]
+    """Each pass of the deal's tricks as [seat, n]: the seat passed on ``plays[n - 1]``."""
     last_play: TablePlay | None
     passes_in_row: int
     turn: TurnStarted | None

@@ -91,6 +91,7 @@ class Deal:
     landlord: int | None = None
     base: int = 0
     plays: list[PlayRecord] = field(default_factory=list)
+    passes: list[list[int]] = field(default_factory=list)  # [seat, len(plays) then]
     last_play: PlayRecord | None = None  # the play to beat in the current trick
     passes_in_row: int = 0
     plays_made: list[int] = field(default_factory=lambda: [0, 0, 0])
@@ -128,6 +129,7 @@ class Deal:
             "landlord": self.landlord,
             "base": self.base,
             "plays": [_copy_play(p) for p in self.plays],
+            "passes": [list(p) for p in self.passes],
             "last_play": None if last is None else _copy_play(last),
             "passes_in_row": self.passes_in_row,
             "plays_made": list(self.plays_made),
@@ -219,6 +221,7 @@ class Deal:
         if self.last_play is None:
             raise LeaderMustPlay("the seat that leads a trick must play")
         self.passes_in_row += 1
+        self.passes.append([seat, len(self.plays)])
         trick_over = self.passes_in_row == SEATS - 1
         if trick_over:
             leader = self.last_play["seat"]

@@ -385,6 +385,7 @@ class Match:
             base=deal.base,
             kitty=list(deal.kitty) if shown else None,
             plays=[TablePlay(**p) for p in deal.plays],
+            passes=[list(p) for p in deal.passes],
             last_play=None if deal.last_play is None else TablePlay(**deal.last_play),
             passes_in_row=deal.passes_in_row,
             turn=turn,

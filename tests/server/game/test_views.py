@@ -42,7 +42,7 @@ VIEWERS: tuple[int | None, ...] = (0, 1, 2, None)
 CARD_FIELDS = frozenset({"hand", "kitty", "cards", "hands"})
 #: Fields typed like card ids (lists of ints) that hold something else.
 NUMBER_LIST_FIELDS = frozenset(
-    {"card_counts", "scores", "totals", "deal_scores", "bids", "winners"}
+    {"card_counts", "scores", "totals", "deal_scores", "bids", "winners", "passes"}
 )
 
 
