@@ -20,6 +20,8 @@ class ErrorCode(StrEnum):
     NO_ROOM = "no_room"  # not in a room, or no room with that code
     ROOM_FULL = "room_full"
     ALREADY_SEATED = "already_seated"  # one person, one seat
+    ALREADY_QUEUED = "already_queued"  # one person, one queue entry
+    NOT_QUEUED = "not_queued"
     NOT_ALLOWED = "not_allowed"  # e.g. only the creator seats bots
     STALE = "stale"  # the request names a state version that has moved on
     DUPLICATE = "duplicate"  # a request id already applied (resent after a drop)

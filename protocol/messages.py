@@ -138,6 +138,23 @@ class Ping(Request):
     type: Literal["ping"] = "ping"
 
 
+class QuickMatch(Request):
+    """Join the quick-match queue: three people make a timed 3-deal match; after the
+    server's wait, bots fill the empty seats."""
+
+    type: Literal["quick_match"] = "quick_match"
+
+
+class LeaveQueue(Request):
+    type: Literal["leave_queue"] = "leave_queue"
+
+
+class ListRooms(Request):
+    """The live matches anyone may watch: quick matches and public rooms."""
+
+    type: Literal["list_rooms"] = "list_rooms"
+
+
 ClientMessage = Annotated[
     Hello
     | StartPractice
@@ -152,7 +169,10 @@ ClientMessage = Annotated[
     | SetBotSpeed
     | Watch
     | Leave
-    | Ping,
+    | Ping
+    | QuickMatch
+    | LeaveQueue
+    | ListRooms,
     Field(discriminator="type"),
 ]
 
@@ -242,6 +262,33 @@ class Left(Message):
     type: Literal["left"] = "left"
 
 
+class Queued(Message):
+    """You are in the quick-match queue; bots fill the seats ``wait`` seconds after you
+    joined it if three people have not met by then."""
+
+    type: Literal["queued"] = "queued"
+    wait: float
+    waiting: int
+
+
+class QueueLeft(Message):
+    type: Literal["queue_left"] = "queue_left"
+
+
+class RoomSummary(Message):
+    code: str
+    mode: RoomMode
+    deals: int
+    deal_no: int
+    seats: list[str]
+    watchers: int
+
+
+class RoomList(Message):
+    type: Literal["room_list"] = "room_list"
+    rooms: list[RoomSummary]
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -251,6 +298,9 @@ ServerMessage = Annotated[
     | BotSpeedChanged
     | RoomClosed
     | Left
+    | Queued
+    | QueueLeft
+    | RoomList
     | DealStarted
     | BidMade
     | DealVoided

@@ -9,6 +9,7 @@ request gets an ``Error`` to its sender only, naming its request id, and changes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -25,8 +26,15 @@ from protocol.messages import (
     Hello,
     JoinRoom,
     Leave,
+    LeaveQueue,
+    ListRooms,
     Ping,
     Pong,
+    Queued,
+    QueueLeft,
+    QuickMatch,
+    RoomList,
+    RoomSummary,
     StartPractice,
     Watch,
     Welcome,
@@ -34,6 +42,7 @@ from protocol.messages import (
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
+from server.quick import QuickMatcher
 from server.rooms.room import Clocks, Delivery, Room, RoomError, Seat
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
@@ -49,6 +58,8 @@ CODE_LENGTH = 5
 CLOSE_REPLACED = 4000
 #: Tries at a fresh room code when one is taken (by a room of another process).
 CODE_TRIES = 8
+#: Most rooms a room list names.
+LIST_LIMIT = 50
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -73,8 +84,19 @@ class App:
         self.sessions = Sessions(store)
         self.rooms: dict[str, RoomRunner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
 
     # --- start and stop ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bring back every unfinished room, then start matching the quick-match queue."""
+        await self.recover()
+        self.matcher.start()
+
+    async def close(self) -> None:
+        """Stop matching and every room's clock and bots (the process is going down)."""
+        await self.matcher.stop()
+        self.stop()
 
     async def recover(self) -> int:
         """Load every unfinished room from the store and set its clock and bots going; the
@@ -129,6 +151,10 @@ class App:
             return
         session = self.sessions.of_player(conn.player_id)
         self.sessions.forget(conn.player_id)
+        try:
+            await self.store.leave_queue(conn.player_id)  # only a present person is matched
+        except StoreError as exc:
+            log.info("could not take %s off the queue: %s", conn.player_id, exc)
         runner = self._runner_of(session)
         if session is not None and runner is not None:
             player = session.player_id
@@ -148,6 +174,14 @@ class App:
             raise RoomError(ErrorCode.NO_SESSION, "say hello first")
         if isinstance(message, Ping):
             conn.send(Pong(request_id=message.id))
+        elif isinstance(message, ListRooms):
+            conn.send(await self._room_list())
+        elif isinstance(message, QuickMatch):
+            await self._join_queue(conn, session)
+        elif isinstance(message, LeaveQueue):
+            if not await self.store.leave_queue(session.player_id):
+                raise RoomError(ErrorCode.NOT_QUEUED, "you are not in the quick-match queue")
+            conn.send(QueueLeft())
         elif isinstance(message, StartPractice):
             await self._start_practice(session, message)
         elif isinstance(message, CreateRoom):
@@ -233,9 +267,12 @@ class App:
             raise RoomError(ErrorCode.NO_ROOM, "you are not in a room")
         return runner
 
-    def _require_no_room(self, session: Session) -> None:
+    async def _require_free(self, session: Session) -> None:
+        """One person, one place: not in a room, not in the queue."""
         if self._runner_of(session) is not None:
             raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
+        if await self.store.is_queued(session.player_id):
+            raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
 
     def _new_code(self) -> str:
         while True:
@@ -264,33 +301,101 @@ class App:
                     session.room = None  # a stale room in Redis is ignored on resume
 
     async def _open_room(self, session: Session, build: Callable[[str], Room]) -> None:
-        """Build a room under a fresh code and store it (when another process holds the
-        code, try another), seat the session in it, and send the creator a snapshot."""
+        """Build a room under a fresh code, store it, seat the session in it, and send the
+        creator a snapshot."""
+        await self._store_new_room(build, [session])
+
+    async def _store_new_room(self, build: Callable[[str], Room], sessions: list[Session]) -> Room:
+        """Store a new room under a fresh code (when another process holds the code, try
+        another), name it in its people's sessions, run it, and send them snapshots."""
         for _ in range(CODE_TRIES):
             room = build(self._new_code())
-            # The session names the room first: if the room is then not saved, a session
+            # The sessions name the room first: if the room is then not saved, a session
             # naming a room that does not exist is read as no room at all.
-            await self.sessions.set_room(session, room.code)
+            for session in sessions:
+                await self.sessions.set_room(session, room.code)
             try:
                 await self.store.save_room(
                     room.code, -1, room.version, pack(room.to_data()), room.take_journal()
                 )
+                if room.public:
+                    await self.store.add_watchable(room.code, self.clock())
             except StoreConflict:
                 continue
             except StoreError as exc:
-                session.room = None
+                for session in sessions:
+                    session.room = None
                 raise unavailable(exc) from exc
             runner = self._runner(room, saved=True)
-            self.hub.deliver(
-                [(session.player_id, room.snapshot_for(session.player_id, self.clock()))]
-            )
+            now = self.clock()
+            self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
             runner.reschedule()
-            return
-        session.room = None
+            return room
+        for session in sessions:
+            session.room = None
         raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
 
+    # --- quick match and the list of live rooms ---------------------------------------
+
+    async def _join_queue(self, conn: Connection, session: Session) -> None:
+        await self._require_free(session)
+        entry = {"name": session.name, "token": session.token}
+        waiting = await self.store.enqueue(session.player_id, self.clock(), entry)
+        if waiting == 0:
+            raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
+        conn.send(Queued(wait=self.settings.quick_match_wait, waiting=waiting))
+
+    async def _open_quick(self, players: list[tuple[str, dict[str, str]]]) -> None:
+        """Seat the people the matcher took off the queue, bots in the other seats, and
+        start their timed 3-deal match."""
+        s = self.settings
+        clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
+        sessions = [
+            self.sessions.of_player(pid) or Session(e["token"], pid, e["name"])
+            for pid, e in players
+        ]
+
+        def build(code: str) -> Room:
+            room = Room.quick(code, [(x.player_id, x.name) for x in sessions], clocks)
+            room.start_match(self.clock(), self.rng)
+            return room
+
+        try:
+            await self._store_new_room(build, sessions)
+        except RoomError:
+            now = self.clock()
+            for pid, entry in players:  # back in the queue, at its head
+                with contextlib.suppress(StoreError):
+                    await self.store.enqueue(pid, now - s.quick_match_wait, entry)
+            raise
+
+    async def _room_list(self) -> RoomList:
+        summaries: list[RoomSummary] = []
+        for code in await self.store.watchable(LIST_LIMIT):
+            runner = self.rooms.get(code)
+            if runner is not None:
+                room = runner.room
+            else:
+                data = await self.store.load_room(code)
+                if data is None:
+                    continue
+                room = Room.from_data(data)
+            if room.closed is not None:
+                continue
+            summaries.append(
+                RoomSummary(
+                    code=room.code,
+                    mode=room.mode,
+                    deals=room.deals,
+                    deal_no=room.match.deal_no if room.match else 0,
+                    seats=[seat.name or "" for seat in room.seats],
+                    watchers=len(room.watchers),
+                )
+            )
+        return RoomList(rooms=summaries)
+
     async def _start_practice(self, session: Session, request: StartPractice) -> None:
-        self._require_no_room(session)
+        await self._require_free(session)
 
         def build(code: str) -> Room:
             room = Room.create(
@@ -307,7 +412,7 @@ class App:
         await self._open_room(session, build)
 
     async def _create_room(self, session: Session, request: CreateRoom) -> None:
-        self._require_no_room(session)
+        await self._require_free(session)
         s = self.settings
         clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
         await self._open_room(
@@ -331,7 +436,7 @@ class App:
 
     async def _enter(self, session: Session, code: str, watch: bool) -> None:
         """Join a room's empty seat, or watch it; the newcomer gets a snapshot first."""
-        self._require_no_room(session)
+        await self._require_free(session)
         runner = self._find(code)
         player, name, now = session.player_id, session.name, self.clock()
 

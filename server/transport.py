@@ -58,7 +58,7 @@ async def serve_app(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     s = app.settings
-    await app.recover()
+    await app.start()
     server: Server
     async with serve(
         lambda ws: _handler(app, ws),
@@ -73,7 +73,7 @@ async def serve_app(
         await stop.wait()
         log.info("shutting down: closing %d connections", len(app.hub.all))
         server.close(close_connections=False)
-        app.stop()
+        await app.close()
         closing = [c.ws.close(1001, "server shutting down") for c in list(app.hub.all)]
         if closing:
             await asyncio.wait(

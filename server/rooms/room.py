@@ -133,6 +133,22 @@ class Room:
             bot_speed=bot_speed,
         )
 
+    @classmethod
+    def quick(
+        cls,
+        code: str,
+        people: list[tuple[str, str]],
+        clocks: Clocks,
+        bot_level: BotLevel = "normal",
+    ) -> Room:
+        """A quick match: the people (player id, name) from the queue in their order, bots
+        in the seats left, watchable by anyone. Start it with ``start_match``."""
+        seats = [Seat(kind="person", player_id=p, name=n, ready=True) for p, n in people]
+        while len(seats) < 3:
+            i = len(seats)
+            seats.append(Seat(kind="bot", name=f"{bot_level} bot {i}", level=bot_level, ready=True))
+        return cls(code=code, mode="quick", deals=3, seats=seats, public=True, clocks=clocks)
+
     def to_data(self) -> dict[str, Any]:
         return {
             "code": self.code,

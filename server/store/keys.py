@@ -12,6 +12,11 @@ written in separate steps, never in a room's script. Every key starts with the p
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
+- ``PREFIXrooms:watchable``, sorted set: codes of live quick matches and public rooms, by
+  creation time; a code leaves it on close.
+- ``PREFIX{quick}:queue``, sorted set: player ids waiting for a quick match, by the time
+  they joined; ``PREFIX{quick}:entries``, hash: player id to its entry (name, token). Both
+  share the hash tag ``{quick}`` so one script takes a match from them atomically.
 """
 
 from __future__ import annotations
@@ -37,3 +42,15 @@ class Keys:
 
     def session(self, token: str) -> str:
         return f"{self.prefix}session:{token}"
+
+    @property
+    def watchable(self) -> str:
+        return f"{self.prefix}rooms:watchable"
+
+    @property
+    def quick_queue(self) -> str:
+        return f"{self.prefix}{{quick}}:queue"
+
+    @property
+    def quick_entries(self) -> str:
+        return f"{self.prefix}{{quick}}:entries"

@@ -40,6 +40,40 @@ end
 return 1
 """
 
+#: KEYS: queue, entries. ARGV: player id, now, entry blob. 0 if already queued, else the
+#: number now waiting.
+_ENQUEUE = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return redis.call('ZCARD', KEYS[1])
+"""
+
+#: KEYS: queue, entries. ARGV: now, wait. Takes the three who waited longest, or everyone
+#: waiting (one or two) once the longest has waited ``wait`` seconds; returns
+#: [id, entry, id, entry, ...] in queue order, or nothing.
+_TAKE_MATCH = """
+local n = redis.call('ZCARD', KEYS[1])
+if n == 0 then return {} end
+local take = 0
+if n >= 3 then
+    take = 3
+else
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    if tonumber(ARGV[1]) - tonumber(oldest[2]) >= tonumber(ARGV[2]) then take = n end
+end
+if take == 0 then return {} end
+local ids = redis.call('ZRANGE', KEYS[1], 0, take - 1)
+local out = {}
+for _, id in ipairs(ids) do
+    table.insert(out, id)
+    table.insert(out, redis.call('HGET', KEYS[2], id) or '')
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('HDEL', KEYS[2], id)
+end
+return out
+"""
+
 StoreFailure = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
@@ -81,6 +115,8 @@ class RedisStore:
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
         self._save_room = redis.register_script(_SAVE_ROOM)
+        self._enqueue = redis.register_script(_ENQUEUE)
+        self._take_match = redis.register_script(_TAKE_MATCH)
 
     @classmethod
     def from_url(
@@ -136,6 +172,7 @@ class RedisStore:
             )
             if closed:
                 await self.redis.srem(self.keys.active_rooms, code)
+                await self.redis.zrem(self.keys.watchable, code)
         except redis_errors.ResponseError as exc:
             if str(exc).startswith("CONFLICT"):
                 raise StoreConflict(f"room {code}: {exc}") from exc
@@ -171,6 +208,60 @@ class RedisStore:
         except StoreFailure as exc:
             raise StoreUnavailable(str(exc)) from exc
         return [cast(dict[str, Any], unpack(fields[b"e"])) for _, fields in entries]
+
+    async def add_watchable(self, code: str, created: float) -> None:
+        try:
+            await self.redis.zadd(self.keys.watchable, {code: created})
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    async def watchable(self, limit: int) -> list[str]:
+        """Codes of live watchable rooms, the newest first."""
+        try:
+            codes: Any = await self.redis.zrevrange(self.keys.watchable, 0, limit - 1)
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return [c.decode() for c in codes]
+
+    # --- the quick-match queue --------------------------------------------------------
+
+    def _queue_keys(self) -> list[str]:
+        return [self.keys.quick_queue, self.keys.quick_entries]
+
+    async def enqueue(self, player_id: str, now: float, entry: Mapping[str, str]) -> int:
+        """Put a player in the queue; 0 when already there, else how many now wait."""
+        try:
+            args: list[Any] = [player_id, now, pack(dict(entry))]
+            waiting: Any = await self._enqueue(keys=self._queue_keys(), args=args)
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return int(waiting)
+
+    async def leave_queue(self, player_id: str) -> bool:
+        """Take a player out of the queue; False when not in it."""
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zrem(self.keys.quick_queue, player_id)
+                pipe.hdel(self.keys.quick_entries, player_id)
+                removed, _ = await pipe.execute()
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return bool(removed)
+
+    async def is_queued(self, player_id: str) -> bool:
+        try:
+            return await self.redis.zscore(self.keys.quick_queue, player_id) is not None
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
+        """Atomically take the players of one quick match off the queue (see _TAKE_MATCH)."""
+        try:
+            flat: Any = await self._take_match(keys=self._queue_keys(), args=[now, wait])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        pairs = zip(flat[::2], flat[1::2], strict=True)
+        return [(pid.decode(), unpack(entry) if entry else {}) for pid, entry in pairs]
 
     # --- sessions ---------------------------------------------------------------------
 

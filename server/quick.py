@@ -1,0 +1,71 @@
+"""The quick-match queue, shared through Redis by every server process.
+
+A player joins with ``QuickMatch`` and leaves with ``LeaveQueue`` (or by disconnecting).
+Each process runs a matcher that, a few times a second, asks Redis to take one match off
+the queue in one script: the three who waited longest, or, once the longest has waited the
+configured time, everyone waiting (one or two people) to be seated with bots. Whichever
+process takes a match runs its room; the script's atomicity means no person is ever taken
+twice. First come, first seated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from server.store.redis_store import RedisStore, StoreError
+
+log = logging.getLogger(__name__)
+
+Entry = dict[str, str]
+OpenMatch = Callable[[list[tuple[str, Entry]]], Awaitable[None]]
+
+
+class QuickMatcher:
+    """Takes matches off the shared queue and hands each to ``open_match``."""
+
+    def __init__(
+        self,
+        store: RedisStore,
+        wait: float,
+        open_match: OpenMatch,
+        clock: Callable[[], float],
+    ) -> None:
+        self.store = store
+        self.wait = wait
+        self.open_match = open_match
+        self.clock = clock
+        #: Seconds between looks at the queue: often enough that a full table starts at
+        #: once and a lone player gets bots close to the wait.
+        self.interval = max(0.02, min(0.25, wait / 10))
+        self._task: asyncio.Task[None] | None = None
+
+    async def tick(self) -> int:
+        """Take every match that is ready now; return how many were opened."""
+        opened = 0
+        while players := await self.store.take_match(self.clock(), self.wait):
+            await self.open_match(players)
+            opened += 1
+        return opened
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except StoreError as exc:
+                log.warning("quick match: %s", exc)
+            except Exception:
+                log.exception("quick match: a match could not be opened")
+            await asyncio.sleep(self.interval)
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self.run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
