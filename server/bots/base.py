@@ -6,6 +6,7 @@ A bot is given no hidden card: the view it reads is the very one a person in tha
 
 from __future__ import annotations
 
+import random
 from typing import Protocol
 
 from protocol.cards import Rank, card_rank
@@ -59,10 +60,18 @@ def decide(policy: BotPolicy, view: TableView) -> Request | None:
     return PlayRequest(ranks=[int(r) for r in ranks], version=turn.version)
 
 
-def policy_for(level: str) -> BotPolicy:
-    """The policy of a bot level."""
+def policy_for(level: str, rng: random.Random | None = None) -> BotPolicy:
+    """The policy of a bot level. ``rng`` seeds the levels that draw at random (easy); without
+    one they draw from a generator seeded by the view, so every level is a function of the
+    view it is given."""
+    from server.bots.easy import EasyBot
+    from server.bots.normal import NormalBot
     from server.bots.simple import SimpleBot
 
-    if level in ("easy", "normal", "strong"):
+    if level == "easy":
+        return EasyBot(rng)
+    if level == "normal":
+        return NormalBot(rng)
+    if level == "strong":
         return SimpleBot()
     raise ValueError(f"unknown bot level {level!r}")

@@ -26,8 +26,6 @@ from protocol.plays import ACE_INDEX, BJ_INDEX, SJ_INDEX, Kind, Play
 Counts = tuple[int, ...]
 """Cards of each rank, 15 slots in ``Rank.index`` order."""
 
-_TWO_INDEX = Rank.TWO.index
-
 # --- what a group is worth -------------------------------------------------------------
 # Strength: roughly how likely the group wins its trick when led (0: a low card anyone tops,
 # 1: nothing but a bomb beats it). A group costs 1 - strength.
@@ -268,19 +266,12 @@ def can_be_beaten(play: Play, unseen: Counts, max_cards: int, bombs: bool = Fals
     if len(play.cards) > max_cards and play.kind is not Kind.BOMB:
         return False
     answers = legal_plays(ranks_from(unseen), play)
-    return any(
-        (bombs or not a.is_bomb_like) and len(a.cards) <= max_cards for a in answers
-    )
+    return any((bombs or not a.is_bomb_like) and len(a.cards) <= max_cards for a in answers)
 
 
 def is_low_group(play: Play) -> bool:
     """A group that leaves control to whoever answers it (not a 2, joker, bomb, ...)."""
     return group_cost(play) > 0.5
-
-
-def singles_below(counts: Counts, index: int) -> int:
-    """How many cards of ranks below ``index`` the counts hold."""
-    return sum(counts[:index])
 
 
 __all__ = [
@@ -299,5 +290,3 @@ __all__ = [
     "outstanding",
     "ranks_from",
 ]
-
-_ = _TWO_INDEX

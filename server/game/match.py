@@ -180,9 +180,9 @@ class Match:
                 raise NotYourTurn(f"it is seat {deal.turn}'s turn, not seat {command.seat}'s")
             self._check_deadline(now)
             events = deal.default_action(command.seat)
-            taken = self._count_timeout(command.seat)
             returned = self._resume_takes_effect(command.seat)
-            return taken + returned + self._after_action(events, now, rng)
+            taken = self._count_timeout(command.seat)
+            return returned + self._after_action(events, now, rng, taken)
         if isinstance(command, Bid):
             events = deal.bid(command.seat, command.value)
         elif isinstance(command, Pass):
@@ -228,8 +228,16 @@ class Match:
         self.timeouts_in_row[seat] = 0
         return [(EVERYONE, SeatControl(seat=seat, bot=False, reason="resume"))]
 
-    def _after_action(self, events: list[Message], now: float, rng: RandomSource) -> list[Outgoing]:
-        """Address the deal's events and move the match on: next turn, void, or deal end."""
+    def _after_action(
+        self,
+        events: list[Message],
+        now: float,
+        rng: RandomSource,
+        control: list[Outgoing] | None = None,
+    ) -> list[Outgoing]:
+        """Address the deal's events and move the match on: next turn, void, or deal end.
+        ``control`` (a seat handed to a bot by this timeout) follows the action's events;
+        a pending resume that takes effect comes before them (see ``_resume``)."""
         out: list[Outgoing] = []
         deal = self.deal
         for event in events:
@@ -237,6 +245,7 @@ class Match:
                 self.voids_in_row += 1
                 event = DealVoided(voids_in_row=self.voids_in_row)
             out.append((EVERYONE, event))
+        out += control or []
         if deal.phase == "void":
             forced = self.voids_in_row >= VOIDS_BEFORE_FORCED_BID
             self.deal = Deal.dealt(rng, deal.first_bidder, forced_bid=forced)
