@@ -42,6 +42,7 @@ from protocol.messages import (
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
+from server.metrics import Metrics
 from server.quick import QuickMatcher
 from server.rooms.room import Clocks, Delivery, Room, RoomError, Seat
 from server.runner import RoomRunner
@@ -80,7 +81,8 @@ class App:
         self.store = store
         self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
         self.clock = clock
-        self.hub = Hub()
+        self.metrics = Metrics(lambda: len(self.hub.all), self._room_states)
+        self.hub = Hub(self.metrics.observe_events)
         self.sessions = Sessions(store)
         self.rooms: dict[str, RoomRunner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -129,22 +131,36 @@ class App:
 
     async def receive(self, conn: Connection, frame: bytes | str) -> None:
         """Handle one frame from a connection; every refusal is answered there."""
+        started = time.perf_counter()
         request_id: int | None = None
+        kind, outcome = "invalid", "ok"
         try:
             message = decode(frame, self.settings.max_frame)
-            request_id = message.id
+            request_id, kind = message.id, message.type
             if not conn.bucket.take():
                 raise ProtocolError(
                     ErrorCode.RATE_LIMITED, "too many requests: slow down", request_id
                 )
             await self._dispatch(conn, message)
         except ProtocolError as exc:
+            outcome = "refused"
             conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
         except (RoomError, GameError) as exc:
+            outcome = "unavailable" if exc.code == ErrorCode.UNAVAILABLE else "refused"
             conn.send(Error(code=exc.code, message=exc.message, request_id=request_id))
         except StoreError as exc:
+            outcome = "unavailable"
             error = unavailable(exc)
             conn.send(Error(code=error.code, message=error.message, request_id=request_id))
+        if outcome == "unavailable":
+            self.metrics.redis_errors.inc()
+        self.metrics.requests.labels(kind, outcome).inc()
+        self.metrics.latency.labels(kind).observe(time.perf_counter() - started)
+
+    def _room_states(self) -> list[str]:
+        return [
+            "waiting" if r.room.match is None else r.room.match.phase for r in self.rooms.values()
+        ]
 
     async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -48,11 +48,13 @@ class Connection:
 
 
 class Hub:
-    """The connections of this process, by player."""
+    """The connections of this process, by player. ``observe`` sees every message delivered
+    (the metrics count timeouts and takeovers there)."""
 
-    def __init__(self) -> None:
+    def __init__(self, observe: Callable[[Iterable[BaseModel]], None] | None = None) -> None:
         self._by_player: dict[str, set[Connection]] = defaultdict(set)
         self.all: set[Connection] = set()
+        self.observe = observe
 
     def add(self, conn: Connection) -> None:
         self.all.add(conn)
@@ -84,6 +86,9 @@ class Hub:
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
         """Send each message to its players' connections, encoding each message once."""
+        deliveries = list(deliveries)
+        if self.observe is not None:
+            self.observe(message for _, message in deliveries)
         groups: dict[int, tuple[BaseModel, list[ServerConnection]]] = {}
         for player_id, message in deliveries:
             conns = self._by_player.get(player_id)

@@ -11,10 +11,13 @@ import asyncio
 import contextlib
 import logging
 import signal
+from collections.abc import Callable
 from http import HTTPStatus
 
+from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server.app import App
@@ -29,10 +32,21 @@ log = logging.getLogger(__name__)
 HARD_FRAME_LIMIT = 1 << 20
 
 
-def _healthz(connection: ServerConnection, request: Request) -> Response | None:
-    if request.path == "/healthz":
-        return connection.respond(HTTPStatus.OK, "ok\n")
-    return None
+def _http(app: App) -> Callable[[ServerConnection, Request], Response | None]:
+    """Plain HTTP answers beside the websocket: ``/healthz`` and ``/metrics``."""
+
+    def answer(connection: ServerConnection, request: Request) -> Response | None:
+        if request.path == "/healthz":
+            return connection.respond(HTTPStatus.OK, "ok\n")
+        if request.path == "/metrics":
+            body = app.metrics.exposition()
+            headers = Headers(
+                [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
+            )
+            return Response(HTTPStatus.OK, "OK", headers, body)
+        return None
+
+    return answer
 
 
 async def _handler(app: App, ws: ServerConnection) -> None:
@@ -64,7 +78,7 @@ async def serve_app(
         lambda ws: _handler(app, ws),
         s.host,
         s.port,
-        process_request=_healthz,
+        process_request=_http(app),
         max_size=HARD_FRAME_LIMIT,
     ) as server:
         log.info("ddz-server listening on ws://%s:%d", s.host, s.port)

@@ -1,0 +1,89 @@
+"""Metrics for Prometheus, served at ``GET /metrics`` on the server's own port.
+
+One registry per ``App`` (so several apps in one test process do not collide). What an
+operator watches: connections, rooms by state, requests and their latency (received until
+every message it caused was handed to the sockets), timeouts, bot takeovers, Redis errors,
+and bot decision time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from pydantic import BaseModel
+
+from protocol.events import BidMade, CardsPlayed, Passed, SeatControl
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+BOT_BUCKETS = (0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+ROOM_STATES = ("waiting", "bidding", "playing", "between_deals", "over")
+
+
+class _RoomStates(Collector):
+    """Rooms of this process by state, counted when scraped."""
+
+    def __init__(self, states: Callable[[], Iterable[str]]) -> None:
+        self.states = states
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily("ddz_rooms", "rooms run by this process", labels=["state"])
+        counts = dict.fromkeys(ROOM_STATES, 0)
+        for state in self.states():
+            counts[state] = counts.get(state, 0) + 1
+        for state, n in counts.items():
+            family.add_metric([state], n)
+        yield family
+
+
+class Metrics:
+    def __init__(
+        self, connections: Callable[[], int], room_states: Callable[[], Iterable[str]]
+    ) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.connections = Gauge("ddz_connections", "open websocket connections", registry=r)
+        self.connections.set_function(lambda: float(connections()))
+        r.register(_RoomStates(room_states))
+        self.requests = Counter(
+            "ddz_requests", "requests handled, by type and outcome", ["type", "outcome"], registry=r
+        )
+        self.latency = Histogram(
+            "ddz_request_latency_seconds",
+            "from a request's arrival until every message it caused was sent",
+            ["type"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.timeouts = Counter("ddz_timeouts", "actions the clock took for a seat", registry=r)
+        self.takeovers = Counter(
+            "ddz_takeovers", "seats a bot took over after two timeouts", registry=r
+        )
+        self.redis_errors = Counter(
+            "ddz_redis_errors", "writes or reads Redis refused or could not answer", registry=r
+        )
+        self.bot_seconds = Histogram(
+            "ddz_bot_decision_seconds",
+            "time a bot took to decide, by level",
+            ["level"],
+            buckets=BOT_BUCKETS,
+            registry=r,
+        )
+
+    def observe_events(self, messages: Iterable[BaseModel]) -> None:
+        """Count the timeouts and takeovers among the messages of one change (each message
+        object once, however many players it went to)."""
+        seen: set[int] = set()
+        for message in messages:
+            if id(message) in seen:
+                continue
+            seen.add(id(message))
+            if isinstance(message, BidMade | CardsPlayed | Passed) and message.timeout:
+                self.timeouts.inc()
+            elif isinstance(message, SeatControl) and message.bot and message.reason == "timeouts":
+                self.takeovers.inc()
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,58 @@
+"""GET /metrics: what an operator watches, in Prometheus's text format."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+
+from protocol.events import MatchEnded, SeatControl
+from protocol.messages import CreateRoom, ReadyRequest, SeatBot, SetBotSpeed, StartPractice
+from tests.server.wire import AutoSeat, running_server, wire_client
+
+
+def scrape(url: str) -> str:
+    http = url.replace("ws://", "http://") + "/metrics"
+    with urllib.request.urlopen(http, timeout=5) as response:
+        assert response.headers["Content-Type"].startswith("text/plain")
+        return str(response.read().decode())
+
+
+def value(text: str, sample: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(sample + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no sample {sample}")
+
+
+async def test_metrics_count_connections_rooms_requests_and_latency(redis_url: str) -> None:
+    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
+        seat = AutoSeat(client)
+        await client.send(StartPractice(deals=1, speed="instant"))
+        await seat.until(MatchEnded, timeout=60)
+        text = await asyncio.to_thread(scrape, srv.url)
+        assert value(text, "ddz_connections") == 1
+        assert value(text, 'ddz_requests_total{outcome="ok",type="start_practice"}') == 1
+        actions = [f'ddz_requests_total{{outcome="ok",type="{t}"}}' for t in ("bid", "pass")]
+        assert any(a in text for a in actions)  # the practice player's first bid or pass
+        assert value(text, 'ddz_request_latency_seconds_count{type="start_practice"}') == 1
+        assert 'ddz_rooms{state="bidding"}' in text
+        assert "ddz_redis_errors_total 0.0" in text
+        assert "ddz_bot_decision_seconds" in text
+
+
+async def test_metrics_count_timeouts_and_takeovers(redis_url: str) -> None:
+    clocks = {"bid_timeout": 0.1, "play_timeout": 0.1, "ready_timeout": 0.2}
+    async with running_server(redis_url, **clocks) as srv, wire_client(srv.url) as (client, _):
+        await client.send(CreateRoom(deals=3))
+        await client.send(SetBotSpeed(speed="instant"))
+        await client.send(SeatBot(level="easy"))
+        await client.send(SeatBot(level="easy"))
+        await client.send(ReadyRequest())
+        await client.recv_type(SeatControl, timeout=10)  # the idle seat was taken over
+        text = await asyncio.to_thread(scrape, srv.url)
+        assert value(text, "ddz_timeouts_total") >= 2
+        assert value(text, "ddz_takeovers_total") == 1
+        assert (
+            value(text, 'ddz_rooms{state="bidding"}') + value(text, 'ddz_rooms{state="playing"}')
+            == 1
+        )
