@@ -2,7 +2,8 @@
 
 ``AutoPlayer.next_request(state)`` says what to send after each message, if anything: the
 policy's bid, pass or play on my turn (``server.bots.decide`` on ``state.table_view()``),
-ready between deals, and ready to start a private room. It remembers what it answered so a
+ready between deals, and ready to start a private room (a practice or quick match starts
+dealt: there is nothing to ready for). It remembers what it answered so a
 burst of messages about one turn never sends two actions for it. When the server refuses an
 action on a turn that is still mine, ``on_refused`` offers a plain fallback once (pass, or the
 lowest card, or the lowest bid) so a refused bot never leaves the table waiting. After a
@@ -33,6 +34,9 @@ _HARMLESS = frozenset(
 )
 
 
+#: Room modes whose match is dealt when the room opens: no "ready to start".
+_STARTS_DEALT = frozenset({"practice", "quick"})
+
 DecisionKey = tuple[str | int, ...]
 """Names one decision: ``("start",)``, ``("ready", deal_no)``, ``("turn", deal_no, version)``."""
 
@@ -59,7 +63,7 @@ class AutoPlayer:
         if seat is None or state.closed is not None or state.match_over:
             return None
         if table is None:
-            return None if state.room.mode == "practice" else ("start",)
+            return ("start",) if state.room.mode not in _STARTS_DEALT else None
         if table.bot_control[seat]:
             return None  # the server's bot holds my seat
         if table.phase == "between_deals":

@@ -5,11 +5,14 @@
     ddz ... create --deals N [--bots L] [--speed S] [--public]
     ddz ... join CODE
     ddz ... watch CODE
+    ddz ... quick                            (the quick-match queue: a timed 3-deal match)
+    ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
-the match ends; otherwise it opens the interactive prompt (``client.interactive``), starting
-with the subcommand's room if one is given. Either way a dropped connection is resumed with
+the match ends; ``list`` always prints and exits (``client.headless.run_list``); otherwise it
+opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
+the quick-match queue) if one is given. Either way a dropped connection is resumed with
 backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60).
 """
 
@@ -128,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch = sub.add_parser("watch", help="watch a room")
     watch.add_argument("code", help="the room's code")
+
+    sub.add_parser(
+        "quick",
+        help="join the quick-match queue: a timed 3-deal match with the next two players "
+        "(bots fill the seats after the server's wait)",
+    )
+    sub.add_parser("list", help="print the live rooms anyone may watch, then exit")
     return parser
 
 
@@ -136,7 +146,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.mode is None and (ns.auto or ns.json):
-        parser.error("--auto and --json need a subcommand: practice, create, join or watch")
+        parser.error(
+            "--auto and --json need a subcommand: practice, create, join, watch, quick or list"
+        )
     return Options(
         server=ns.server,
         name=ns.name,
@@ -158,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``ddz`` console script."""
     opts = parse_args(argv)
     try:
+        if opts.mode == "list":
+            from client.headless import run_list
+
+            return asyncio.run(run_list(opts, sys.stdout, sys.stderr))
         if opts.headless:
             from client.headless import run_headless
 

@@ -87,6 +87,21 @@ class WatchRoom:
 
 
 @dataclass(frozen=True, slots=True)
+class Quick:
+    """Join the quick-match queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unqueue:
+    """Leave the quick-match queue (``leave`` does too, while queued)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListLive:
+    """Show the live rooms anyone may watch."""
+
+
+@dataclass(frozen=True, slots=True)
 class AddBot:
     """Seat a bot; ``seat`` is 0-based, None for the first empty one."""
 
@@ -136,6 +151,9 @@ Command = (
     | Create
     | Join
     | WatchRoom
+    | Quick
+    | Unqueue
+    | ListLive
     | AddBot
     | Speed
     | Resume
@@ -147,6 +165,10 @@ Command = (
 
 HELP_TEXT = """\
 Commands (a word, or cards to play):
+  quick                             the quick-match queue: a timed 3-deal match with the next
+                                    two players (bots fill the seats if nobody comes in time)
+  unqueue                           leave the queue (leave does too, while you wait)
+  list                              the live rooms anyone may watch (then: watch CODE)
   practice [DEALS] [LEVEL] [SPEED]  a game against two bots (deals 1/3/6/9; easy/normal/strong;
                                     instant/fast/normal/slow)
   create [DEALS] [public]           a private room for 3/6/9 deals; share its code
@@ -235,6 +257,9 @@ _SIMPLE: dict[str, Command] = {
     "h": ShowHint(),
     "ready": Ready(),
     "resume": Resume(),
+    "quick": Quick(),
+    "unqueue": Unqueue(),
+    "list": ListLive(),
     "leave": LeaveRoom(),
     "quit": Quit(),
     "exit": Quit(),

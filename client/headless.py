@@ -16,6 +16,12 @@ stale (or not my turn) rather than applied twice: such refusals only mean "wait 
 turn". Reconnect notices go to stderr; with ``--json`` stdout has only the received messages
 (the second ``Welcome``, with ``resumed`` true, and the ``Snapshot`` among them).
 
+``quick`` joins the quick-match queue: the ``Queued`` answer is printed, and the match's
+``Snapshot`` (dealt already: a quick room has no "ready to start") comes once the server has
+seated us, with people or bots. The server drops the queue entry of a dropped connection, so
+a session resumed with no room and no match yet joins the queue again. ``list`` (see
+``run_list``) prints the live rooms and exits.
+
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
 """
@@ -34,7 +40,7 @@ from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhauste
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, to_json_line
 from client.options import Options, setup_request
-from client.render import event_lines, plain
+from client.render import event_lines, lobby_lines, plain, room_list_lines
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -42,9 +48,13 @@ from protocol.events import MatchEnded
 from protocol.messages import (
     Error,
     Left,
+    ListRooms,
+    Queued,
+    QueueLeft,
     ReadyRequest,
     Request,
     RoomClosed,
+    RoomList,
     SeatBot,
     ServerMessage,
     SetBotSpeed,
@@ -122,7 +132,9 @@ class Headless:
         if isinstance(message, Error):
             return  # reported on stderr by the caller
         after = self.state
-        if after is None:
+        if after is None or isinstance(message, Queued | QueueLeft | RoomList):
+            for line in lobby_lines(message):
+                print(plain(line), file=self.out, flush=True)
             return
         for line in event_lines(before or after, after, message):
             print(plain(line), file=self.out, flush=True)
@@ -135,7 +147,9 @@ class Headless:
 
     async def run(self) -> int:
         if self.setup is None:
-            raise SessionEnded("headless mode needs a subcommand: practice, create, join or watch")
+            raise SessionEnded(
+                "headless mode needs a subcommand: practice, create, join, watch or quick"
+            )
         self.emit(None, self.link.welcome)
         status: int | None = None
         try:
@@ -175,6 +189,8 @@ class Headless:
             raise SessionEnded(f"the room closed without a result ({message.reason})")
         elif isinstance(message, Left):
             raise SessionEnded("we left the room")
+        elif isinstance(message, QueueLeft) and self.state is None:
+            raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
 
@@ -232,6 +248,14 @@ class Headless:
                 and decided in (None, decision_key(self.state))
             ):
                 self.auto.forget(self.state)  # unapplied: decide again
+            return
+        if (
+            rid == self.setup_id
+            and self.opts.mode == "quick"
+            and error.code == ErrorCode.ALREADY_QUEUED
+        ):
+            # Our entry outlived a drop (the server went down before it could take us off
+            # the queue): we are waiting still, the match will come.
             return
         if self.state is None or rid == self.setup_id or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
@@ -317,7 +341,8 @@ class Headless:
         if self.match_ended:
             return EXIT_OK
         if self.state is None:
-            # The setup request never took effect (or its answer was lost): send it again.
+            # The setup request never took effect (or its answer was lost), or we were in
+            # the quick-match queue, which a dropped connection leaves: send it again.
             await self.send_setup()
             return None
         raise SessionEnded("the room is gone: it closed while we were away")
@@ -341,6 +366,76 @@ async def open_first(opts: Options, err: TextIO) -> Link:
         schedule=UNAVAILABLE,
         notice=retrying,
     )
+
+
+async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
+    """``ddz list``: print the live rooms anyone may watch (one line each, or the
+    ``RoomList`` as one JSON line with ``--json``) and exit 0. A dropped connection is tried
+    again like any other session's for up to ``--reconnect-for`` seconds."""
+    try:
+        link = await open_first(opts, err)
+    except LinkError as exc:
+        print(f"ddz: {exc}", file=err, flush=True)
+        return EXIT_CONNECT
+    deadline = time.monotonic() + max(opts.reconnect_for, 0.0)
+    try:
+        while True:
+            try:
+                rooms = await _ask_rooms(link, err)
+                break
+            except ConnectionClosed as exc:
+                if time.monotonic() >= deadline:
+                    print(f"ddz: the server closed the connection ({exc})", file=err, flush=True)
+                    return EXIT_SESSION
+                with contextlib.suppress(Exception):
+                    await link.close()
+                try:
+                    link = await open_with_retry(
+                        opts.server,
+                        opts.name,
+                        link.welcome.token,
+                        link.numbers,
+                        max(0.0, deadline - time.monotonic()),
+                    )
+                except LinkError as error:
+                    print(f"ddz: {error}", file=err, flush=True)
+                    return EXIT_SESSION
+    except SessionEnded as exc:
+        print(f"ddz: {exc}", file=err, flush=True)
+        return EXIT_SESSION
+    finally:
+        await link.close()
+    if opts.json:
+        print(to_json_line(rooms), file=out, flush=True)
+    else:
+        for line in room_list_lines(rooms):
+            print(plain(line), file=out, flush=True)
+    return EXIT_OK
+
+
+async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
+    """Send ``ListRooms`` and return the answer (a refusal as ``unavailable`` or for
+    flooding is asked again after a pause; another refusal ends the session)."""
+    delays: Iterator[float] | None = None
+    rid = await link.send(ListRooms())
+    while True:
+        try:
+            message = await link.receive()
+        except ProtocolError as exc:
+            raise SessionEnded(f"protocol error: {exc.message}") from exc
+        if isinstance(message, RoomList):
+            return message
+        if isinstance(message, Error) and message.request_id in (rid, None):
+            if message.code not in RETRY_CODES:
+                raise SessionEnded(f"the server refused us: {message.message}")
+            if message.code == ErrorCode.RATE_LIMITED:
+                delay = RATE_LIMIT_BACKOFF
+            else:
+                delays = delays or UNAVAILABLE.delays()
+                delay = next(delays)
+            print(f"ddz: refused: {message.message} [{message.code}]", file=err, flush=True)
+            await asyncio.sleep(delay)
+            rid = await link.send(ListRooms())
 
 
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:

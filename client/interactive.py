@@ -8,6 +8,11 @@ lines from the person. Tab fills the prompt with the next hint; the panel under 
 says, as you type, whether the cards are a legal play. A dropped connection is resumed with
 the session token, on the same backoff as the headless client's (``client.backoff``), for up
 to ``--reconnect-for`` seconds.
+
+Outside a room, ``quick`` joins the quick-match queue (the panel counts down to the bots
+while we wait; ``unqueue`` or ``leave`` leaves it; the match's snapshot ends the wait) and
+``list`` shows the live rooms to ``watch``. The server drops the queue entry of a dropped
+connection, so a session resumed while waiting joins the queue again.
 """
 
 from __future__ import annotations
@@ -28,16 +33,23 @@ from client import commands as cmd
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
-from client.render import DIM, WARN, Fragments, event_lines, table_panel
+from client.render import DIM, WARN, Fragments, event_lines, lobby_lines, queued_line, table_panel
 from client.table import TableState
 from protocol.codec import ProtocolError
+from protocol.errors import ErrorCode
 from protocol.messages import (
     BidRequest,
     CreateRoom,
+    Error,
     JoinRoom,
     Leave,
+    LeaveQueue,
+    ListRooms,
     PassRequest,
     PlayRequest,
+    Queued,
+    QueueLeft,
+    QuickMatch,
     ReadyRequest,
     Request,
     ResumeRequest,
@@ -53,8 +65,8 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 
 MENU: Fragments = [
     ("bold", "Not in a room. "),
-    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] · join CODE · watch CODE · "),
-    ("", "help · quit"),
+    ("", "quick · practice [DEALS] [LEVEL] [SPEED] · create [DEALS] · join CODE · "),
+    ("", "list · watch CODE · help · quit"),
 ]
 
 
@@ -75,6 +87,10 @@ class Interactive:
         self.prefill = ""
         self.done = False
         self.pending_setup = opts.mode == "create"
+        #: The quick-match queue while we wait in it: the server's ``Queued`` and the local
+        #: (monotonic) time it came; None when not queued.
+        self.queued: Queued | None = None
+        self.queued_at = 0.0
         self.session: PromptSession[str] = PromptSession(
             bottom_toolbar=self.toolbar,
             refresh_interval=0.5,
@@ -94,6 +110,11 @@ class Interactive:
     def toolbar(self) -> FormattedText:
         """The panel under the prompt, redrawn on every key and twice a second."""
         state = self.state
+        if self.queued is not None and not self.in_room():
+            waited = time.monotonic() - self.queued_at
+            line = queued_line(self.queued.wait, self.queued.waiting, waited)
+            hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
+            return FormattedText([*line, ("", "\n"), *hint])
         if state is None or (not self.in_room() and not state.match_over):
             return FormattedText(MENU)
         text = self.session.default_buffer.text
@@ -165,15 +186,29 @@ class Interactive:
             self.state = TableState.from_snapshot(message, now)
         elif self.state is not None:
             self.state = self.state.apply(message, now)
+        self.follow_queue(message, now)
         after = self.state
         if after is not None:
-            for line in event_lines(before or after, after, message):
-                say(line)
+            lines = event_lines(before or after, after, message)
+        else:
+            lines = lobby_lines(message)
+        for line in lines:
+            say(line)
         if isinstance(message, Snapshot) and self.pending_setup:
             self.pending_setup = False
             await self.set_up_room(message)
         if self.session.app.is_running:
             self.session.app.invalidate()
+
+    def follow_queue(self, message: ServerMessage, now: float) -> None:
+        """Note whether we wait in the quick-match queue: from ``Queued`` until the match's
+        snapshot or ``QueueLeft`` (or a refusal saying we are not queued)."""
+        if isinstance(message, Queued):
+            self.queued, self.queued_at = message, now
+        elif isinstance(message, Snapshot | QueueLeft) or (
+            isinstance(message, Error) and message.code == ErrorCode.NOT_QUEUED
+        ):
+            self.queued = None
 
     async def set_up_room(self, snapshot: Snapshot) -> None:
         """``ddz create [--speed S] [--bots L]``: set the bots' speed, fill the empty seats
@@ -211,6 +246,10 @@ class Interactive:
         if not self.link.welcome.room:
             self.state = None
         say([(DIM, "reconnected")])
+        if self.queued is not None and not self.link.welcome.room:
+            # The server took us off the queue when the connection dropped: join again.
+            self.queued = None
+            await self.send(QuickMatch())
         return True
 
     def finish(self) -> None:
@@ -264,6 +303,22 @@ class Interactive:
                 await self.send(BidRequest(value=command.value, version=version))
             else:
                 await self.send(PlayRequest(ranks=[int(r) for r in command.ranks], version=version))
+        elif isinstance(command, cmd.ListLive):
+            await self.send(ListRooms())
+        elif isinstance(command, cmd.Quick):
+            if self.in_room():
+                say([(WARN, "you are in a room: leave it first")])
+            elif self.queued is not None:
+                say([(WARN, "you are in the quick-match queue already")])
+            else:
+                await self.send(QuickMatch())
+        elif isinstance(command, cmd.Unqueue) or (
+            isinstance(command, cmd.LeaveRoom) and self.queued is not None and not self.in_room()
+        ):
+            if self.queued is None:
+                say([(WARN, "you are not in the quick-match queue")])
+            else:
+                await self.send(LeaveQueue())
         elif isinstance(command, cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom):
             await self.open_room(command)
         elif not self.in_room():
@@ -285,6 +340,9 @@ class Interactive:
     ) -> None:
         if self.in_room():
             say([(WARN, "you are in a room: leave it first")])
+            return
+        if self.queued is not None:
+            say([(WARN, "you are in the quick-match queue: unqueue first")])
             return
         request: Request
         if isinstance(command, cmd.Practice):

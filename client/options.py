@@ -11,12 +11,14 @@ from protocol.messages import (
     BotSpeed,
     CreateRoom,
     JoinRoom,
+    ListRooms,
+    QuickMatch,
     Request,
     StartPractice,
     Watch,
 )
 
-Mode = Literal["practice", "create", "join", "watch"]
+Mode = Literal["practice", "create", "join", "watch", "quick", "list"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,8 @@ class Options:
     ``mode`` is the subcommand (None: the interactive menu). ``auto`` is the bot level that
     plays for me (None: I play), ``json`` prints every received message as a JSON line.
     ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
-    and ``public`` for create; ``code`` for join and watch. ``reconnect_for``: seconds a
+    and ``public`` for create; ``code`` for join and watch; ``quick`` joins the quick-match
+    queue and ``list`` asks for the live rooms (and ends). ``reconnect_for``: seconds a
     dropped session keeps trying to resume (0: it does not try).
     """
 
@@ -65,4 +68,8 @@ def setup_request(opts: Options) -> Request | None:
         return JoinRoom(code=opts.code)
     if opts.mode == "watch" and opts.code:
         return Watch(code=opts.code)
+    if opts.mode == "quick":
+        return QuickMatch()
+    if opts.mode == "list":
+        return ListRooms()
     return None

@@ -31,7 +31,11 @@ from protocol.messages import (
     BotSpeedChanged,
     Error,
     Left,
+    Queued,
+    QueueLeft,
     RoomClosed,
+    RoomList,
+    RoomSummary,
     SeatsChanged,
     SeatView,
     ServerMessage,
@@ -81,6 +85,58 @@ def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
     return [*card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
 
 
+# --- the lobby: the quick-match queue and the list of live rooms ------------------------
+
+
+def queued_line(wait: float, waiting: int, waited: float | None = None) -> Fragments:
+    """The quick-match queue: ``waiting for players… (bots after N s)``; with ``waited``
+    (seconds in the queue so far) the seconds left before bots fill the seats instead."""
+    others = waiting - 1
+    company = f"; {others} other{'s' if others != 1 else ''} waiting" if others > 0 else ""
+    if waited is None:
+        when = f"bots after {wait:g} s"
+    else:
+        when = f"bots in {max(0.0, wait - waited):.0f} s"
+    return [(ACCENT, "waiting for players… "), (DIM, f"({when}{company})")]
+
+
+def room_summary_line(summary: RoomSummary) -> Fragments:
+    """One live room: its code, mode, the deal in play, who sits where and how many watch."""
+    deal = f"deal {summary.deal_no}/{summary.deals}" if summary.deal_no else "not started"
+    seats = ", ".join(name or "(empty)" for name in summary.seats)
+    return [
+        (BOLD, f"{summary.code:<8}"),
+        ("", f"{summary.mode:<9}"),
+        ("", f"{deal:<12}"),
+        ("", seats),
+        (DIM, f"  {summary.watchers} watching"),
+    ]
+
+
+def room_list_lines(rooms: RoomList) -> list[Fragments]:
+    """The live rooms, one line each (``watch CODE`` to watch one)."""
+    if not rooms.rooms:
+        return [[(DIM, "no live rooms")]]
+    return [room_summary_line(r) for r in rooms.rooms]
+
+
+def lobby_lines(message: ServerMessage) -> list[Fragments]:
+    """Lines for the messages that come outside a room: the queue, the room list, and
+    refusals; nothing for the others."""
+    if isinstance(message, Queued):
+        return [queued_line(message.wait, message.waiting)]
+    if isinstance(message, QueueLeft):
+        return [[(DIM, "you left the quick-match queue")]]
+    if isinstance(message, RoomList):
+        return room_list_lines(message)
+    if isinstance(message, Error):
+        return [[(WARN, f"refused: {message.message}"), (DIM, f" [{message.code}]")]]
+    if isinstance(message, Welcome):
+        resumed = " (session resumed)" if message.resumed else ""
+        return [[(DIM, f"connected as {message.name}{resumed}")]]
+    return []
+
+
 # --- events -------------------------------------------------------------------------------
 
 
@@ -91,11 +147,8 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
     def name(seat: int) -> str:
         return seat_name(after, seat)
 
-    if isinstance(message, Welcome):
-        resumed = " (session resumed)" if message.resumed else ""
-        return [[(DIM, f"connected as {message.name}{resumed}")]]
-    if isinstance(message, Error):
-        return [[(WARN, f"refused: {message.message}"), (DIM, f" [{message.code}]")]]
+    if isinstance(message, Welcome | Error | Queued | QueueLeft | RoomList):
+        return lobby_lines(message)
     if isinstance(message, Snapshot):
         return _snapshot_lines(after)
     if isinstance(message, SeatsChanged):
@@ -184,6 +237,9 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
         lines.append([(ACCENT, f"watching room {room.code}"), (DIM, f" ({room.mode})")])
     elif room.mode == "practice":
         lines.append([(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({room.code})")])
+    elif room.mode == "quick":
+        timed = ", timed" if room.timed else ""
+        lines.append([(ACCENT, f"quick match {room.code}"), ("", f" ({room.deals} deals{timed})")])
     else:
         lines.append([(ACCENT, f"room {room.code}"), ("", f" ({room.mode}, {room.deals} deals)")])
         if room.table is None:
@@ -310,7 +366,10 @@ def turn_line(state: TableState, now: float) -> Fragments:
             return [(DIM, f"waiting for {empty} more player(s); code {room.code}")]
         return [(DIM, "waiting for everyone to be ready")]
     if table.phase == "over":
-        return [(GOOD + " bold", "match over"), (DIM, "  (practice, create, join, watch or quit)")]
+        return [
+            (GOOD + " bold", "match over"),
+            (DIM, "  (quick, practice, create, join, watch, list or quit)"),
+        ]
     if table.phase == "between_deals":
         mine = state.my_seat
         if mine is not None and not table.ready[mine]:

@@ -14,12 +14,13 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PROTOCOL_VERSION,
+    BotSpeed,
     ClientMessage,
     CreateRoom,
     Error,
@@ -47,7 +48,7 @@ from server.quick import QuickMatcher
 from server.rooms.room import Clocks, Delivery, Room, RoomError, Seat
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
-from server.settings import Settings
+from server.settings import BOT_DELAYS, Settings
 from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack
 
 log = logging.getLogger(__name__)
@@ -372,7 +373,8 @@ class App:
         ]
 
         def build(code: str) -> Room:
-            room = Room.quick(code, [(x.player_id, x.name) for x in sessions], clocks)
+            people = [(x.player_id, x.name) for x in sessions]
+            room = Room.quick(code, people, clocks, bot_speed=self._bot_speed)
             room.start_match(self.clock(), self.rng)
             return room
 
@@ -441,8 +443,14 @@ class App:
                 session.name,
                 clocks=clocks,
                 public=request.public,
+                bot_speed=self._bot_speed,
             ),
         )
+
+    @property
+    def _bot_speed(self) -> BotSpeed:
+        speed = self.settings.bot_speed
+        return cast(BotSpeed, speed) if speed in BOT_DELAYS else "normal"
 
     def _find(self, code: str) -> RoomRunner:
         runner = self.rooms.get(code.strip().upper())

@@ -27,6 +27,7 @@ class Settings:
     play_timeout: float = 20.0
     ready_timeout: float = 10.0
     quick_match_wait: float = 15.0
+    bot_speed: str = "normal"
     max_frame: int = 16 * 1024
     rate_limit: float = 20.0
     rate_burst: int = 40
@@ -48,6 +49,11 @@ _HELP: dict[str, tuple[str, str]] = {
     "quick_match_wait": (
         "DDZ_QUICK_MATCH_WAIT",
         "seconds in the quick-match queue before bots fill",
+    ),
+    "bot_speed": (
+        "DDZ_BOT_SPEED",
+        "how fast bots act where no player chose (quick matches, new private rooms):"
+        " instant, fast, normal or slow",
     ),
     "max_frame": ("DDZ_MAX_FRAME", "largest request frame in bytes; larger ones are refused"),
     "rate_limit": ("DDZ_RATE_LIMIT", "requests per second a connection may send on average"),
@@ -86,5 +92,8 @@ def load_settings(
     argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Settings:
     """Settings from ``argv`` (default: sys.argv) over ``env`` (default: os.environ)."""
-    parsed = _parser(os.environ if env is None else env).parse_args(argv)
+    parser = _parser(os.environ if env is None else env)
+    parsed = parser.parse_args(argv)
+    if parsed.bot_speed not in BOT_DELAYS:
+        parser.error(f"--bot-speed must be one of {', '.join(BOT_DELAYS)}")
     return Settings(**vars(parsed))

@@ -140,14 +140,26 @@ class Room:
         people: list[tuple[str, str]],
         clocks: Clocks,
         bot_level: BotLevel = "normal",
+        bot_speed: BotSpeed = "normal",
     ) -> Room:
         """A quick match: the people (player id, name) from the queue in their order, bots
-        in the seats left, watchable by anyone. Start it with ``start_match``."""
-        seats = [Seat(kind="person", player_id=p, name=n, ready=True) for p, n in people]
+        in the seats left, watchable by anyone. Start it with ``start_match``. The people
+        were connected when matched (a disconnect takes a person off the queue)."""
+        seats = [
+            Seat(kind="person", player_id=p, name=n, ready=True, connected=True) for p, n in people
+        ]
         while len(seats) < 3:
             i = len(seats)
             seats.append(Seat(kind="bot", name=f"{bot_level} bot {i}", level=bot_level, ready=True))
-        return cls(code=code, mode="quick", deals=3, seats=seats, public=True, clocks=clocks)
+        return cls(
+            code=code,
+            mode="quick",
+            deals=3,
+            seats=seats,
+            public=True,
+            clocks=clocks,
+            bot_speed=bot_speed,
+        )
 
     def to_data(self) -> dict[str, Any]:
         return {

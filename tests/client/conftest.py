@@ -1,26 +1,37 @@
-"""Shared fixtures of the client's tests: a real ``ddz-server`` process."""
+"""Shared fixtures of the client's tests: real ``ddz-server`` processes."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from tests.client.procs import DDZ_SERVER, free_port
 from tests.redis_server import store_args
 
+#: Seconds a lone player waits in the quick-match queue of ``quick_server`` before bots fill
+#: the seats: long enough that three ``ddz`` processes started together always meet (they
+#: take a few tenths of a second each to start), short enough for the lone-player tests.
+QUICK_MATCH_WAIT = 2.0
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server on a free port; yields its websocket URL."""
-    tmp = tmp_path_factory.mktemp("server")
+
+@contextlib.contextmanager
+def running_server(
+    tmp: Path, extra: Sequence[str] = (), command: Sequence[str] = DDZ_SERVER
+) -> Iterator[str]:
+    """A server process on a free port, its data under ``tmp``; yields its websocket URL."""
     port = free_port()
     log = (tmp / "server.log").open("wb")
     proc = subprocess.Popen(
-        [*DDZ_SERVER, "--port", str(port), *store_args(tmp / "data")],
+        [*command, "--port", str(port), *store_args(tmp / "data"), *extra],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -45,3 +56,31 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    """Typed input for the interactive client, with its output thrown away."""
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        yield inp
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server on a free port; yields its websocket URL."""
+    with running_server(tmp_path_factory.mktemp("server")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server for quick matches: a short queue wait, short clocks, instant bots."""
+    extra = [
+        "--quick-match-wait", str(QUICK_MATCH_WAIT),
+        "--bot-speed", "instant",
+        "--bid-timeout", "5",
+        "--play-timeout", "5",
+        "--ready-timeout", "1",
+    ]  # fmt: skip
+    with running_server(tmp_path_factory.mktemp("quick-server"), extra) as url:
+        yield url

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 
-import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.input import PipeInput
 
 from client.interactive import Interactive
 from client.options import Options
@@ -37,12 +33,6 @@ class FakeLink:
     async def send(self, request: Request) -> int:
         self.sent.append(request)
         return len(self.sent)
-
-
-@pytest.fixture
-def pipe() -> Iterator[PipeInput]:
-    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
-        yield inp
 
 
 def client_with(state: TableState | None) -> tuple[Interactive, FakeLink]:
