@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import socket
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
@@ -87,6 +88,11 @@ class App:
         self.sessions = Sessions(store)
         self.rooms: dict[str, RoomRunner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: This process's name in room leases: its listening address, which no other live
+        #: process can share, so a process restarted in its place takes its rooms back
+        #: at once instead of waiting for their leases to run out.
+        self.node = f"{socket.gethostname()}:{settings.port}"
+        self._lease_task: asyncio.Task[None] | None = None
         self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
 
     # --- start and stop ---------------------------------------------------------------
@@ -95,28 +101,52 @@ class App:
         """Bring back every unfinished room, then start matching the quick-match queue."""
         await self.recover()
         self.matcher.start()
+        self._lease_task = asyncio.ensure_future(self._keep_leases())
 
     async def close(self) -> None:
-        """Stop matching and every room's clock and bots (the process is going down)."""
+        """Stop matching and every room's clock and bots, and give up their leases so that
+        another process may run them at once (the process is going down)."""
         await self.matcher.stop()
+        if self._lease_task is not None:
+            self._lease_task.cancel()
         self.stop()
+        leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+        if leases:
+            try:
+                await self.store.renew_leases(leases, 0)
+            except StoreError as exc:
+                log.warning("could not release room leases: %s", exc)
 
     async def recover(self) -> int:
         """Load every unfinished room from the store and set its clock and bots going; the
         time spent down counts against the seat on turn. Returns how many came back."""
         for code in await self.store.active_rooms():
-            data = await self.store.load_room(code)
-            if data is None:
-                await self.store.forget_active(code)
-                continue
-            room = Room.from_data(data)
-            if room.closed is not None:
-                await self.store.forget_active(code)
-                continue
-            runner = self._runner(room, saved=True)
-            await runner.change(lambda r: r.all_disconnected())
+            await self._adopt(code)
         log.info("recovered %d rooms", len(self.rooms))
         return len(self.rooms)
+
+    async def _adopt(self, code: str) -> None:
+        """Run a stored room that no live process runs (its lease is free, or this node's
+        from before a restart); its people are disconnected until they come back."""
+        if code in self.rooms:
+            return
+        fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
+        if fence == 0:
+            return  # another process runs it
+        data = await self.store.load_room(code)
+        if data is None or data.get("closed") is not None:
+            await self.store.forget_active(code)
+            await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
+            return
+        runner = self._runner(Room.from_data(data), saved=True, fence=fence)
+        with contextlib.suppress(RoomError, GameError):
+            await runner.change(lambda r: r.all_disconnected())
+
+    async def _adopt_orphans(self) -> None:
+        """Take over the rooms whose process died (their lease ran out)."""
+        for code in await self.store.active_rooms():
+            if code not in self.rooms and await self.store.lease_holder(code) is None:
+                await self._adopt(code)
 
     def stop(self) -> None:
         """Stop every room's timers and bots (the process is going down)."""
@@ -300,10 +330,40 @@ class App:
             if code not in self.rooms:
                 return code
 
-    def _runner(self, room: Room, saved: bool) -> RoomRunner:
-        runner = RoomRunner(room, self.hub, self.store, self.rng, self._closed, self.clock, saved)
+    def _runner(self, room: Room, saved: bool, fence: int) -> RoomRunner:
+        runner = RoomRunner(
+            room, self.hub, self.store, self.rng, self._closed, self.clock, saved, fence, self._lost
+        )
         self.rooms[room.code] = runner
         return runner
+
+    def _lost(self, room: Room) -> None:
+        """Another process holds the room now (this one's lease ran out): let it go."""
+        runner = self.rooms.pop(room.code, None)
+        if runner is not None:
+            runner.stop()
+
+    async def _keep_leases(self) -> None:
+        """Renew the lease of every room this process runs, a third of the TTL apart; a room
+        whose lease is gone (this process stalled past it) is let go."""
+        ttl = self.settings.lease_ttl
+        while True:
+            await asyncio.sleep(ttl / 3)
+            leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+            try:
+                lost = await self.store.renew_leases(leases, ttl) if leases else []
+            except StoreError as exc:
+                log.warning("could not renew room leases: %s", exc)
+                continue
+            for code in lost:
+                runner = self.rooms.get(code)
+                if runner is not None:
+                    log.warning("room %s: lease lost; another process may run it", code)
+                    self._lost(runner.room)
+            try:
+                await self._adopt_orphans()
+            except StoreError as exc:
+                log.warning("could not look for rooms to take over: %s", exc)
 
     async def _closed(self, room: Room) -> None:
         runner = self.rooms.pop(room.code, None)
@@ -332,8 +392,21 @@ class App:
             for session in sessions:
                 await self.sessions.set_room(session, room.code)
             try:
+                fence = await self.store.acquire_lease(
+                    room.code, self.node, self.settings.lease_ttl
+                )
+                if fence == 0:
+                    continue  # the code is another process's room
+                if await self.store.load_room(room.code) is not None:
+                    await self.store.renew_leases({room.code: f"{self.node}:{fence}"}, 0)
+                    continue  # the code of a finished room, kept for its record
                 await self.store.save_room(
-                    room.code, -1, room.version, pack(room.to_data()), room.take_journal()
+                    room.code,
+                    -1,
+                    room.version,
+                    pack(room.to_data()),
+                    room.take_journal(),
+                    fence=fence,
                 )
                 if room.public:
                     await self.store.add_watchable(room.code, self.clock())
@@ -343,7 +416,7 @@ class App:
                 for session in sessions:
                     session.room = None
                 raise unavailable(exc) from exc
-            runner = self._runner(room, saved=True)
+            runner = self._runner(room, saved=True, fence=fence)
             now = self.clock()
             self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
             runner.reschedule()

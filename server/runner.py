@@ -29,7 +29,14 @@ from server.game.errors import GameError
 from server.hub import Hub
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
 from server.settings import BOT_DELAYS
-from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack, unpack
+from server.store.redis_store import (
+    RedisStore,
+    StoreConflict,
+    StoreError,
+    StoreFenced,
+    pack,
+    unpack,
+)
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -50,8 +57,13 @@ class RoomRunner:
         on_closed: Callable[[Room], Coroutine[Any, Any, None]],
         clock: Callable[[], float] = time.time,
         saved: bool = False,
+        fence: int = 0,
+        on_lost: Callable[[Room], None] | None = None,
     ) -> None:
         self.room = room
+        #: This process's fencing token for the room (its lease); 0 without leases.
+        self.fence = fence
+        self.on_lost = on_lost
         self.hub = hub
         self.store = store
         self.rng = rng
@@ -94,11 +106,22 @@ class RoomRunner:
         journal = room.take_journal()
         try:
             await self.store.save_room(
-                room.code, self._saved_version, room.version, blob, journal, room.closed is not None
+                room.code,
+                self._saved_version,
+                room.version,
+                blob,
+                journal,
+                room.closed is not None,
+                self.fence,
             )
         except StoreError as exc:
             self._revert()
-            if isinstance(exc, StoreConflict):
+            if isinstance(exc, StoreFenced):
+                log.warning("room %s: %s; another process runs it now", room.code, exc)
+                self.stop()
+                if self.on_lost is not None:
+                    self.on_lost(room)
+            elif isinstance(exc, StoreConflict):
                 log.warning("room %s: %s; reloading it", room.code, exc)
                 await self._reload()
             raise RoomError(

@@ -35,6 +35,7 @@ class Settings:
     finished_ttl: float = 7 * 24 * 3600.0
     session_ttl: float = 24 * 3600.0
     key_prefix: str = "ddz:"
+    lease_ttl: float = 10.0
     log_level: str = "INFO"
 
 
@@ -62,6 +63,11 @@ _HELP: dict[str, tuple[str, str]] = {
     "finished_ttl": ("DDZ_FINISHED_TTL", "seconds a finished match's result and log are kept"),
     "session_ttl": ("DDZ_SESSION_TTL", "seconds an unused session token stays valid"),
     "key_prefix": ("DDZ_KEY_PREFIX", "prefix of every Redis key this server writes"),
+    "lease_ttl": (
+        "DDZ_LEASE_TTL",
+        "seconds a room's lease lasts unrenewed: how soon another process takes over a room"
+        " whose process died",
+    ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
 }
 

@@ -9,6 +9,9 @@ written in separate steps, never in a room's script. Every key starts with the p
   ``finished_ttl`` after the room closes.
 - ``PREFIXroom:{CODE}:log``, stream: one entry ``e`` (msgpack) per journal record; expires
   with the state.
+- ``PREFIXroom:{CODE}:lease``, string ``NODE:FENCE``: the process that runs the room; expires
+  ``--lease-ttl`` after its last renewal. ``PREFIXroom:{CODE}:fence``, counter: raised by
+  one at every new lease, so a later owner always holds a higher fencing token.
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
@@ -39,6 +42,12 @@ class Keys:
 
     def room_log(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:log"
+
+    def room_lease(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:lease"
+
+    def room_fence(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:fence"
 
     def session(self, token: str) -> str:
         return f"{self.prefix}session:{token}"

@@ -21,15 +21,20 @@ from redis.backoff import ExponentialBackoff
 from server.store.keys import DEFAULT_PREFIX, Keys
 
 #: KEYS: state hash, log stream. ARGV: expected version (-1: none yet), new version, state
-#: blob, TTL seconds (0: none), then one blob per journal record.
+#: blob, TTL seconds (0: none), the writer's fencing token (0: none), then one blob per
+#: journal record. A writer whose token is below the one that last wrote is a stale owner.
 _SAVE_ROOM = """
+local fence = redis.call('HGET', KEYS[1], 'f')
+if fence and tonumber(fence) > tonumber(ARGV[5]) then
+    return redis.error_reply('FENCED by token ' .. fence)
+end
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then current = '-1' end
 if current ~= ARGV[1] then
     return redis.error_reply('CONFLICT stored version ' .. current)
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
-for i = 5, #ARGV do
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'f', ARGV[5])
+for i = 6, #ARGV do
     redis.call('XADD', KEYS[2], '*', 'e', ARGV[i])
 end
 local ttl = tonumber(ARGV[4])
@@ -74,6 +79,31 @@ end
 return out
 """
 
+#: KEYS: lease, fence counter. ARGV: node id, TTL ms. The fencing token of this node's
+#: lease (a new one, raised, when the room had no owner), or 0 when another node holds it.
+_ACQUIRE = """
+local held = redis.call('GET', KEYS[1])
+if held then
+    local node, token = string.match(held, '^(.*):(%d+)$')
+    if node == ARGV[1] then
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return tonumber(token)
+    end
+    return 0
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
+return token
+"""
+
+#: KEYS: lease. ARGV: NODE:FENCE, TTL ms (0: release). 1 while the lease is still ours.
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else
+    redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
+
 StoreFailure = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
@@ -92,6 +122,10 @@ class StoreUnavailable(StoreError):
 
 class StoreConflict(StoreError):
     """The stored version is not the one this write was built on."""
+
+
+class StoreFenced(StoreConflict):
+    """A later owner of the room has written it: this process runs it no more."""
 
 
 def pack(data: Any) -> bytes:
@@ -116,6 +150,8 @@ class RedisStore:
         self.session_ttl = max(1, int(session_ttl))
         self._save_room = redis.register_script(_SAVE_ROOM)
         self._enqueue = redis.register_script(_ENQUEUE)
+        self._acquire = redis.register_script(_ACQUIRE)
+        self._renew = redis.register_script(_RENEW)
         self._take_match = redis.register_script(_TAKE_MATCH)
 
     @classmethod
@@ -151,14 +187,17 @@ class RedisStore:
         state: bytes,
         journal: list[dict[str, Any]],
         closed: bool = False,
+        fence: int = 0,
     ) -> None:
         """Write the packed state and append the journal atomically, if the stored version
-        is ``expected_version`` (-1 for a room not yet stored)."""
+        is ``expected_version`` (-1 for a room not yet stored) and no later owner (a higher
+        fencing token) has written the room."""
         args: list[Any] = [
             expected_version,
             version,
             state,
             self.finished_ttl if closed else 0,
+            fence,
             *(pack(record) for record in journal),
         ]
         try:
@@ -174,11 +213,47 @@ class RedisStore:
                 await self.redis.srem(self.keys.active_rooms, code)
                 await self.redis.zrem(self.keys.watchable, code)
         except redis_errors.ResponseError as exc:
+            if str(exc).startswith("FENCED"):
+                raise StoreFenced(f"room {code}: {exc}") from exc
             if str(exc).startswith("CONFLICT"):
                 raise StoreConflict(f"room {code}: {exc}") from exc
             raise StoreUnavailable(f"room {code}: {exc}") from exc
         except StoreFailure as exc:
             raise StoreUnavailable(f"room {code}: {exc}") from exc
+
+    # --- leases -----------------------------------------------------------------------
+
+    async def acquire_lease(self, code: str, node: str, ttl: float) -> int:
+        """This node's fencing token for running the room, or 0 when another holds it."""
+        keys = [self.keys.room_lease(code), self.keys.room_fence(code)]
+        try:
+            token: Any = await self._acquire(keys=keys, args=[node, int(ttl * 1000)])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return int(token)
+
+    async def renew_leases(self, leases: dict[str, str], ttl: float) -> list[str]:
+        """Renew (``ttl`` 0: release) the leases ``{code: "NODE:FENCE"}``; return the codes
+        whose lease is no longer this node's."""
+        ms = int(ttl * 1000)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code, value in leases.items():
+                    await self._renew(
+                        keys=[self.keys.room_lease(code)], args=[value, ms], client=pipe
+                    )
+                results: Any = await pipe.execute()
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return [code for code, ok in zip(leases, results, strict=True) if not ok]
+
+    async def lease_holder(self, code: str) -> str | None:
+        """``NODE:FENCE`` of the room's lease, or None when nobody runs it."""
+        try:
+            held: Any = await self.redis.get(self.keys.room_lease(code))
+        except StoreFailure as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return None if held is None else str(held.decode())
 
     async def load_room(self, code: str) -> dict[str, Any] | None:
         try:
