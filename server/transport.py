@@ -80,6 +80,9 @@ async def serve_app(
         s.port,
         process_request=_http(app),
         max_size=HARD_FRAME_LIMIT,
+        # Messages are small msgpack maps; a deflate context per connection would cost
+        # tens of KB of memory each (the load test measured ~70 KB a player with it).
+        compression=None,
     ) as server:
         log.info("ddz-server listening on ws://%s:%d", s.host, s.port)
         if ready is not None:

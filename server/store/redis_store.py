@@ -9,12 +9,13 @@ error rather than acknowledge what it could not save.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any, cast
 
 import msgpack
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
@@ -104,6 +105,9 @@ if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else
 return 1
 """
 
+#: Redis connections one process keeps at most; more requests than this at once queue.
+POOL_SIZE = 256
+
 StoreFailure = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
@@ -158,18 +162,30 @@ class RedisStore:
     def from_url(
         cls, url: str, finished_ttl: float, session_ttl: float, prefix: str = DEFAULT_PREFIX
     ) -> RedisStore:
-        redis = Redis.from_url(
+        # A burst past the pool's size waits for a connection instead of failing (redis-py's
+        # plain pool refuses with "Too many connections", which the load test hit).
+        pool = BlockingConnectionPool.from_url(
             url,
+            max_connections=POOL_SIZE,
+            timeout=2,
             socket_timeout=2,
             socket_connect_timeout=2,
-            # a pooled connection that Redis dropped (a restart) is retried on a fresh one
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 2),
+            # a pooled connection that Redis dropped (a restart) is retried, reconnected
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
             retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
         )
+        redis = Redis(connection_pool=pool)
         return cls(redis, finished_ttl, session_ttl, prefix)
 
     async def close(self) -> None:
         await self.redis.aclose()
+
+    async def _unavailable(self, message: str) -> StoreUnavailable:
+        """The error to raise when Redis failed us. Idle pooled connections are dropped
+        too: after a Redis restart they are all dead, and each would fail a later call."""
+        with contextlib.suppress(Exception):
+            await self.redis.connection_pool.disconnect(inuse_connections=False)
+        return StoreUnavailable(message)
 
     async def ping(self) -> bool:
         try:
@@ -217,9 +233,9 @@ class RedisStore:
                 raise StoreFenced(f"room {code}: {exc}") from exc
             if str(exc).startswith("CONFLICT"):
                 raise StoreConflict(f"room {code}: {exc}") from exc
-            raise StoreUnavailable(f"room {code}: {exc}") from exc
+            raise await self._unavailable(f"room {code}: {exc}") from exc
         except StoreFailure as exc:
-            raise StoreUnavailable(f"room {code}: {exc}") from exc
+            raise await self._unavailable(f"room {code}: {exc}") from exc
 
     # --- leases -----------------------------------------------------------------------
 
@@ -229,7 +245,7 @@ class RedisStore:
         try:
             token: Any = await self._acquire(keys=keys, args=[node, int(ttl * 1000)])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return int(token)
 
     async def renew_leases(self, leases: dict[str, str], ttl: float) -> list[str]:
@@ -244,7 +260,7 @@ class RedisStore:
                     )
                 results: Any = await pipe.execute()
         except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return [code for code, ok in zip(leases, results, strict=True) if not ok]
 
     async def lease_holder(self, code: str) -> str | None:
@@ -252,21 +268,21 @@ class RedisStore:
         try:
             held: Any = await self.redis.get(self.keys.room_lease(code))
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return None if held is None else str(held.decode())
 
     async def load_room(self, code: str) -> dict[str, Any] | None:
         try:
             blob: Any = await self.redis.hget(self.keys.room_state(code), "s")
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return None if blob is None else cast(dict[str, Any], unpack(blob))
 
     async def active_rooms(self) -> list[str]:
         try:
             members: Any = await self.redis.smembers(self.keys.active_rooms)
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return sorted(m.decode() for m in members)
 
     async def forget_active(self, code: str) -> None:
@@ -274,28 +290,28 @@ class RedisStore:
         try:
             await self.redis.srem(self.keys.active_rooms, code)
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
 
     async def read_log(self, code: str) -> list[dict[str, Any]]:
         """Every journal record of a room, oldest first."""
         try:
             entries: Any = await self.redis.xrange(self.keys.room_log(code))
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return [cast(dict[str, Any], unpack(fields[b"e"])) for _, fields in entries]
 
     async def add_watchable(self, code: str, created: float) -> None:
         try:
             await self.redis.zadd(self.keys.watchable, {code: created})
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
 
     async def watchable(self, limit: int) -> list[str]:
         """Codes of live watchable rooms, the newest first."""
         try:
             codes: Any = await self.redis.zrevrange(self.keys.watchable, 0, limit - 1)
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return [c.decode() for c in codes]
 
     # --- the quick-match queue --------------------------------------------------------
@@ -309,7 +325,7 @@ class RedisStore:
             args: list[Any] = [player_id, now, pack(dict(entry))]
             waiting: Any = await self._enqueue(keys=self._queue_keys(), args=args)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return int(waiting)
 
     async def leave_queue(self, player_id: str) -> bool:
@@ -320,21 +336,21 @@ class RedisStore:
                 pipe.hdel(self.keys.quick_entries, player_id)
                 removed, _ = await pipe.execute()
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         return bool(removed)
 
     async def is_queued(self, player_id: str) -> bool:
         try:
             return await self.redis.zscore(self.keys.quick_queue, player_id) is not None
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
 
     async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
         """Atomically take the players of one quick match off the queue (see _TAKE_MATCH)."""
         try:
             flat: Any = await self._take_match(keys=self._queue_keys(), args=[now, wait])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         pairs = zip(flat[::2], flat[1::2], strict=True)
         return [(pid.decode(), unpack(entry) if entry else {}) for pid, entry in pairs]
 
@@ -349,7 +365,7 @@ class RedisStore:
                 pipe.expire(key, self.session_ttl)
                 await pipe.execute()
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
 
     async def load_session(self, token: str) -> dict[str, str] | None:
         """The session's fields, refreshing its TTL; None when unknown or expired."""
@@ -360,7 +376,7 @@ class RedisStore:
                 pipe.expire(key, self.session_ttl)
                 found, _ = await pipe.execute()
         except StoreFailure as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise await self._unavailable(str(exc)) from exc
         if not found:
             return None
         return {k.decode(): v.decode() for k, v in found.items()}
