@@ -41,6 +41,7 @@ from protocol.messages import (
     Watch,
     Welcome,
 )
+from server.bots import pool
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
@@ -99,6 +100,7 @@ class App:
 
     async def start(self) -> None:
         """Bring back every unfinished room, then start matching the quick-match queue."""
+        await pool.warm_up()  # the strong bot's search processes, before the first decision
         await self.recover()
         self.matcher.start()
         self._lease_task = asyncio.ensure_future(self._keep_leases())
@@ -110,6 +112,7 @@ class App:
         if self._lease_task is not None:
             self._lease_task.cancel()
         self.stop()
+        pool.shutdown()
         leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
         if leases:
             try:
@@ -333,6 +336,9 @@ class App:
     def _runner(self, room: Room, saved: bool, fence: int) -> RoomRunner:
         runner = RoomRunner(
             room, self.hub, self.store, self.rng, self._closed, self.clock, saved, fence, self._lost
+        )
+        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
+            seconds
         )
         self.rooms[room.code] = runner
         return runner

@@ -22,7 +22,8 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import Request
-from server.bots import decide, policy_for
+from server.bots import decide
+from server.bots.pool import choose
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
 from server.game.errors import GameError
@@ -64,6 +65,8 @@ class RoomRunner:
         #: This process's fencing token for the room (its lease); 0 without leases.
         self.fence = fence
         self.on_lost = on_lost
+        #: Told each bot decision's level and seconds (the metrics' histogram).
+        self.bot_timer: Callable[[str, float], None] | None = None
         self.hub = hub
         self.store = store
         self.rng = rng
@@ -207,17 +210,28 @@ class RoomRunner:
             return
         level = room.seats[seat].level or TAKEOVER_LEVEL
         view = match.view_for(seat, self.clock())
-        for policy in (policy_for(level), SimpleBot()):
-            request = decide(policy, view)
-            if request is None:
-                return
-            try:
-                await self.request(BotActor(seat), request)
-                return
-            except (GameError, RoomError) as exc:
-                if exc.code == ErrorCode.UNAVAILABLE:
-                    self._retry(exc)
-                    return
-                log.exception(
-                    "room %s: the bot in seat %d was refused %r", self.code, seat, request
-                )
+        # A strong bot searches in the process pool; the loop serves other rooms meanwhile.
+        started = time.perf_counter()
+        request = await choose(level, view)
+        if self.bot_timer is not None:
+            self.bot_timer(level, time.perf_counter() - started)
+        current = self.room.match
+        if self._stopped or current is None or current.version != view.version:
+            return  # the table moved on while the bot thought; the change rescheduled it
+        if request is None or await self._bot_sends(seat, request):
+            return
+        fallback = decide(SimpleBot(), view)  # the policy's request was refused
+        if fallback is None or not await self._bot_sends(seat, fallback):
+            self.reschedule()  # both refused: let the clock or the next bot turn take over
+
+    async def _bot_sends(self, seat: int, request: Request) -> bool:
+        """Send a bot's request; False when the room refused it (another may be tried)."""
+        try:
+            await self.request(BotActor(seat), request)
+        except (GameError, RoomError) as exc:
+            if exc.code == ErrorCode.UNAVAILABLE:
+                self._retry(exc)
+                return True
+            log.exception("room %s: the bot in seat %d was refused %r", self.code, seat, request)
+            return False
+        return True

@@ -66,12 +66,12 @@ def policy_for(level: str, rng: random.Random | None = None) -> BotPolicy:
     view it is given."""
     from server.bots.easy import EasyBot
     from server.bots.normal import NormalBot
-    from server.bots.simple import SimpleBot
+    from server.bots.strong import StrongBot
 
     if level == "easy":
         return EasyBot(rng)
     if level == "normal":
         return NormalBot(rng)
     if level == "strong":
-        return SimpleBot()
+        return StrongBot(seed=None if rng is None else rng.randrange(2**31))
     raise ValueError(f"unknown bot level {level!r}")

@@ -51,6 +51,7 @@ class Solver:
         None or ``last_seat == turn``. Raises SolverLimit past the node limit."""
         if last is not None:
             self._keep[id(last)] = last
+        self.nodes = 0
         return self._solve(hands, turn, last, last_seat)
 
     def _legal(self, hand: Hand, last: Play | None) -> list[Play]:
@@ -97,7 +98,11 @@ class Solver:
             if self._solve(new, nxt, m, turn) == want:
                 self._memo[key] = want
                 return want
-        if last is not None and not partner_led and self._solve(hands, nxt, last, last_seat) == want:
+        if (
+            last is not None
+            and not partner_led
+            and self._solve(hands, nxt, last, last_seat) == want
+        ):
             self._memo[key] = want
             return want
         self._memo[key] = not want

@@ -10,7 +10,7 @@ from protocol.cards import Rank, parse_cards
 from protocol.events import TablePlay, TableView, TurnStarted
 from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
 from protocol.plays import classify
-from server.bots.base import BotPolicy, decide
+from server.bots.base import BotPolicy, decide, policy_for
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready
 from server.game.match import Match, MatchConfig
 
@@ -137,3 +137,15 @@ def _kind(text: str) -> str:
     play = classify(parse_cards(text))
     assert play is not None, text
     return play.kind.value
+
+
+def bot(level: str, rng: random.Random | None = None) -> BotPolicy:
+    """The policy of a level for tests: the strong bot searches a fixed small number of
+    sampled worlds instead of its 1 s budget, so it is quick and a function of its seed and
+    the view (a wall-clock budget would make it neither)."""
+    if level == "strong":
+        from server.bots.strong import StrongBot
+
+        seed = None if rng is None else rng.randrange(2**31)
+        return StrongBot(budget=None, iterations=6, seed=seed, bid_rollouts=20)
+    return policy_for(level, rng)

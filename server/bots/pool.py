@@ -1,0 +1,144 @@
+"""Bot decisions off the event loop: the strong bot searches for up to a second per
+decision, so it runs in a process pool and one room's search never holds up another room's
+messages.
+
+``choose(level, view)`` is what the runner awaits. Cheap levels (easy, normal) decide inline,
+as before. Pooled levels (``POOLED_LEVELS``) run ``decide(policy, view)`` in a
+``ProcessPoolExecutor`` shared by the whole server process, with a few workers (``WORKERS``,
+``DDZ_BOT_WORKERS``). The time budget is wall clock from the moment ``choose`` is called:
+the worker is handed an absolute ``time.monotonic()`` deadline (the clock is shared by the
+processes of one machine), so time spent queueing behind another room's decision is taken
+off the search; if the answer is still not back a little after the budget, or the pool
+fails, the decision falls back to a cheap level inline, so a table never waits on the pool.
+
+Workers are started with ``spawn`` (a fresh interpreter, no copy of the server's event
+loop, sockets or threads) and import the bots when they start; ``warm_up`` starts them ahead
+of the first decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Protocol, runtime_checkable
+
+from protocol.events import TableView
+from protocol.messages import Request
+from server.bots.base import BotPolicy, decide, policy_for
+
+log = logging.getLogger(__name__)
+
+#: Levels whose decisions run in the pool.
+POOLED_LEVELS = frozenset({"strong"})
+#: Seconds a pooled decision may take, queueing and transfer included.
+DEFAULT_BUDGET = 1.0
+#: Seconds of the budget kept back for the answer's way back from the worker.
+RETURN_MARGIN = 0.05
+#: Seconds past the budget the loop waits for a late answer before it falls back.
+GRACE = 0.2
+#: The level that decides inline when the pool is late or broken.
+FALLBACK_LEVEL = "normal"
+WORKERS = int(os.environ.get("DDZ_BOT_WORKERS", "0")) or min(2, os.cpu_count() or 1)
+
+PolicyFactory = Callable[[], BotPolicy]
+"""Makes a policy in the worker; must be picklable (a class, or ``functools.partial``)."""
+
+
+@runtime_checkable
+class HasDeadline(Protocol):
+    """A policy that can be told the absolute ``time.monotonic()`` it must answer by."""
+
+    deadline: float | None
+
+
+_executor: ProcessPoolExecutor | None = None
+
+
+def _warm() -> None:
+    """Worker start: import the search code now, not on the first decision."""
+    import server.bots.strong  # noqa: F401
+
+
+def executor() -> ProcessPoolExecutor:
+    """The process's shared pool, started on first use."""
+    global _executor
+    if _executor is None:
+        _executor = ProcessPoolExecutor(
+            max_workers=WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_warm,
+        )
+    return _executor
+
+
+def shutdown() -> None:
+    """Stop the pool's workers (a later ``choose`` starts a new pool)."""
+    global _executor
+    if _executor is not None:
+        _executor.shutdown(wait=True, cancel_futures=True)
+        _executor = None
+
+
+def _ping() -> int:
+    return os.getpid()
+
+
+async def warm_up() -> list[int]:
+    """Start the workers and wait until each has imported the bots; returns their pids."""
+    loop = asyncio.get_running_loop()
+    pool = executor()
+    jobs = [loop.run_in_executor(pool, _ping) for _ in range(WORKERS)]
+    return list(await asyncio.gather(*jobs))
+
+
+def _decide(
+    level: str, factory: PolicyFactory | None, view: TableView, deadline: float
+) -> Request | None:
+    """In a worker: the level's (or the factory's) policy decides, by ``deadline``."""
+    policy = policy_for(level) if factory is None else factory()
+    if isinstance(policy, HasDeadline):
+        policy.deadline = deadline
+    return decide(policy, view)
+
+
+def _needs_search(view: TableView) -> bool:
+    """Whether the view asks its seat for a bid or a play (anything else is instant)."""
+    turn = view.turn
+    return turn is not None and turn.seat == view.viewer_seat and view.phase != "between_deals"
+
+
+async def choose(
+    level: str,
+    view: TableView,
+    factory: PolicyFactory | None = None,
+    budget: float = DEFAULT_BUDGET,
+) -> Request | None:
+    """The request the seat's bot sends now (None: the table does not wait for it).
+
+    A pooled level (or any ``factory``) decides in the process pool within ``budget``
+    seconds of this call; others decide inline."""
+    if factory is None and level not in POOLED_LEVELS:
+        return decide(policy_for(level), view)
+    if not _needs_search(view):
+        return decide(policy_for(FALLBACK_LEVEL), view)
+    started = time.monotonic()
+    deadline = started + budget - RETURN_MARGIN
+    loop = asyncio.get_running_loop()
+    try:
+        job = loop.run_in_executor(executor(), _decide, level, factory, view, deadline)
+        return await asyncio.wait_for(job, timeout=budget + GRACE)
+    except TimeoutError:
+        log.warning("a %s decision took over %.2f s; deciding inline", level, budget + GRACE)
+    except BrokenProcessPool:
+        log.exception("the bot pool broke; starting a new one")
+        global _executor
+        _executor = None
+    except Exception:
+        log.exception("a %s decision failed in the pool; deciding inline", level)
+    return decide(policy_for(FALLBACK_LEVEL), view)

@@ -1,0 +1,125 @@
+"""The process pool: pooled decisions run in another process, keep the event loop free,
+keep their time budget (queueing included), and fall back inline when the pool is late."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import os
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from protocol.events import TableView
+from protocol.messages import BidRequest, PassRequest, PlayRequest
+from server.bots import pool
+from server.bots.base import decide, policy_for
+from server.bots.strong import StrongBot
+from tests.server.bots.helpers import play_view
+
+
+class PidBot:
+    """Bids 1 in another process than ``parent``, 2 in it (a picklable test policy)."""
+
+    def __init__(self, parent: int) -> None:
+        self.parent = parent
+
+    def bid(self, view: TableView) -> int:
+        return 1 if os.getpid() != self.parent else 2
+
+    def play(self, view: TableView) -> None:
+        return None
+
+
+class SlowBot:
+    """Thinks far too long."""
+
+    def bid(self, view: TableView) -> int:
+        time.sleep(1.5)
+        return 3
+
+    def play(self, view: TableView) -> None:
+        time.sleep(1.5)
+        return None
+
+
+def bid_view() -> TableView:
+    view = play_view(
+        seat=1, hand="3 4 5 6 7 8 9 10 J Q K A 2 2 SJ BJ 3", landlord=0, card_counts=[17, 17, 17]
+    )
+    assert view.turn is not None
+    turn = view.turn.model_copy(update={"action": "bid", "may_pass": True})
+    return view.model_copy(
+        update={"phase": "bidding", "landlord": None, "bids": [], "plays": [], "turn": turn}
+    )
+
+
+def lead_view() -> TableView:
+    return play_view(
+        seat=0,
+        hand="33 44 5 6 7 8 99 10 J QQ K A 22 SJ BJ",
+        landlord=0,
+        card_counts=[20, 17, 17],
+    )
+
+
+@pytest.fixture
+async def warm_pool() -> AsyncIterator[list[int]]:
+    pids = await pool.warm_up()
+    yield pids
+    pool.shutdown()
+
+
+async def test_cheap_levels_decide_inline() -> None:
+    view = lead_view()
+    assert await pool.choose("normal", view) == decide(policy_for("normal"), view)
+
+
+async def test_pooled_decisions_run_in_another_process(warm_pool: list[int]) -> None:
+    assert os.getpid() not in warm_pool
+    request = await pool.choose(
+        "strong", bid_view(), factory=functools.partial(PidBot, os.getpid())
+    )
+    assert request == BidRequest(value=1, version=1)
+
+
+async def test_a_strong_decision_does_not_block_the_event_loop(warm_pool: list[int]) -> None:
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        while True:
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(ticker())
+    factory = functools.partial(StrongBot, budget=0.6, seed=1)
+    start = time.monotonic()
+    request = await pool.choose("strong", lead_view(), factory=factory, budget=0.6)
+    elapsed = time.monotonic() - start
+    task.cancel()
+    assert isinstance(request, PlayRequest)
+    assert elapsed > 0.3  # it did search
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert len(ticks) >= 20
+    assert max(gaps) < 0.1
+
+
+async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[int]) -> None:
+    # More decisions at once than workers: the queued ones search for what is left.
+    budget = 0.4
+    factory = functools.partial(StrongBot, budget=budget, seed=1)
+    start = time.monotonic()
+    jobs = [pool.choose("strong", lead_view(), factory=factory, budget=budget) for _ in range(4)]
+    results = await asyncio.gather(*jobs)
+    assert all(isinstance(r, PlayRequest) for r in results)
+    assert time.monotonic() - start < budget + 0.15
+
+
+async def test_a_late_pool_falls_back_inline(warm_pool: list[int]) -> None:
+    start = time.monotonic()
+    request = await pool.choose("strong", lead_view(), factory=SlowBot, budget=0.3)
+    assert time.monotonic() - start < 0.3 + pool.GRACE + 0.1
+    assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
+    assert not isinstance(request, PassRequest)
