@@ -42,6 +42,8 @@ from server.store.redis_store import (
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
 TAKEOVER_LEVEL = "normal"
+#: Refusals of a bot's request that only mean another change came first.
+MOVED_ON = frozenset({ErrorCode.NOT_ALLOWED, ErrorCode.STALE, ErrorCode.NOT_YOUR_TURN})
 #: Seconds before a timer or a bot tries again after the store refused a write.
 RETRY_DELAY = 0.5
 
@@ -231,6 +233,10 @@ class RoomRunner:
         except (GameError, RoomError) as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 self._retry(exc)
+                return True
+            if exc.code in MOVED_ON:  # a change got in first (a resume, a timeout)
+                log.debug("room %s: the table moved past seat %d's bot: %s", self.code, seat, exc)
+                self.reschedule()
                 return True
             log.exception("room %s: the bot in seat %d was refused %r", self.code, seat, request)
             return False
