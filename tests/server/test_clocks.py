@@ -6,8 +6,10 @@ clock."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
+from protocol.cards import card_rank
 from protocol.events import (
     AwaitingReady,
     BidMade,
@@ -21,6 +23,8 @@ from protocol.events import (
 from protocol.messages import (
     BidRequest,
     CreateRoom,
+    PassRequest,
+    PlayRequest,
     ReadyRequest,
     ResumeRequest,
     SeatBot,
@@ -127,20 +131,29 @@ async def test_a_play_timeout_passes_when_following_and_leads_the_lowest_card(
 async def test_the_next_deal_starts_when_the_ready_clock_runs_out(redis_url: str) -> None:
     async with running_server(redis_url, **CLOCKS) as srv, wire_client(srv.url) as (client, _):
         _, first = await start_with_two_bots(client)
-        dealt = first.deal_no
-        while True:  # the person idles; when a bot takes the seat, they take it back
+        hand = list(first.hand or [])
+        while True:  # the person plays (passing, or leading its lowest card) but never readies
             m = await client.recv(10)
-            if isinstance(m, DealStarted):
-                dealt = m.deal_no  # (a deal whose end found the seat bot-held: no prompt)
-            if isinstance(m, SeatControl) and m.seat == 0 and m.bot and m.reason == "timeouts":
-                await client.send(ResumeRequest())
-            if isinstance(m, AwaitingReady):
+            if isinstance(m, LandlordChosen) and m.seat == 0:
+                hand += m.kitty
+            elif isinstance(m, CardsPlayed) and m.seat == 0:
+                hand = [c for c in hand if c not in m.cards]
+            elif isinstance(m, TurnStarted) and m.seat == 0:
+                if m.may_pass:
+                    await client.send(PassRequest(version=m.version))
+                elif m.action == "bid":
+                    await client.send(BidRequest(value=1, version=m.version))
+                else:
+                    lowest = int(card_rank(min(hand)))
+                    await client.send(PlayRequest(ranks=[lowest], version=m.version))
+            elif isinstance(m, AwaitingReady):
                 prompt = m
                 break
         assert prompt.deadline is not None and not prompt.ready[0]
         assert prompt.ready[1] and prompt.ready[2]  # bots are always ready
         started: DealStarted = await until(client, lambda m: isinstance(m, DealStarted))
-        assert started.deal_no == dealt + 1
+        assert started.deal_no == first.deal_no + 1
+        assert time.time() >= prompt.deadline - 0.05  # it waited for the clock
 
 
 async def test_a_disconnected_seat_goes_to_a_bot_and_back_after_reconnecting(
