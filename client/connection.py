@@ -15,6 +15,7 @@ instant bots is not refused for flooding.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -213,3 +214,17 @@ async def open_with_retry(
 def to_json_line(message: BaseModel) -> str:
     """A message as one line of JSON (``--json`` output)."""
     return message.model_dump_json()
+
+
+async def reopen(
+    old: Link,
+    url: str,
+    name: str,
+    within: float,
+    notice: Callable[[LinkError, float], None] | None = None,
+) -> Link:
+    """After a drop: close the old link and resume its session (its token, its request
+    numbering) on a new one, on the reconnect backoff for up to ``within`` seconds."""
+    with contextlib.suppress(Exception):
+        await old.close()
+    return await open_with_retry(url, name, old.welcome.token, old.numbers, within, notice=notice)

@@ -38,7 +38,7 @@ from websockets.exceptions import ConnectionClosed
 
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry, to_json_line
+from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
 from client.options import Options, setup_request
 from client.render import event_lines, lobby_lines, plain, room_list_lines
 from client.table import TableState
@@ -303,15 +303,11 @@ class Headless:
             if self.opts.reconnect_for <= 0:
                 raise SessionEnded(f"the server closed the connection ({cause})")
             self.note(f"connection lost ({cause}); reconnecting")
-            old = self.link
-            with contextlib.suppress(Exception):
-                await old.close()
             try:
-                self.link = await open_with_retry(
+                self.link = await reopen(
+                    self.link,
                     self.opts.server,
                     self.opts.name,
-                    old.welcome.token,
-                    old.numbers,
                     self.opts.reconnect_for,
                     notice=self._retrying,
                 )

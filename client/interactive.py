@@ -30,7 +30,7 @@ from prompt_toolkit.styles import Style
 from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry
+from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.render import DIM, WARN, Fragments, event_lines, lobby_lines, queued_line, table_panel
@@ -230,16 +230,8 @@ class Interactive:
         if old is None or self.done or self.opts.reconnect_for <= 0:
             return False
         say([(WARN, "connection lost: reconnecting…")])
-        with contextlib.suppress(Exception):
-            await old.close()
         try:
-            self.link = await open_with_retry(
-                self.opts.server,
-                self.opts.name,
-                old.welcome.token,
-                self.numbers,
-                self.opts.reconnect_for,
-            )
+            self.link = await reopen(old, self.opts.server, self.opts.name, self.opts.reconnect_for)
         except LinkError as exc:
             say([(WARN, f"could not resume the session: {exc}; bye")])
             return False

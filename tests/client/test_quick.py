@@ -176,7 +176,7 @@ async def test_headless_quick_waits_and_joins_the_queue_again_after_a_drop(
     async def reopen(*_args: object, **_kwargs: object) -> Link:
         return second
 
-    monkeypatch.setattr("client.headless.open_with_retry", reopen)
+    monkeypatch.setattr("client.connection.open_with_retry", reopen)
     out, err = io.StringIO(), io.StringIO()
     driver = Headless(first, QUICK_OPTS, out, err)
     task = asyncio.create_task(driver.run())
@@ -373,7 +373,7 @@ async def test_interactive_rejoins_the_queue_after_a_drop(
     async def reopen(*_args: object, **_kwargs: object) -> Link:
         return second
 
-    monkeypatch.setattr("client.interactive.open_with_retry", reopen)
+    monkeypatch.setattr("client.connection.open_with_retry", reopen)
     monkeypatch.setattr("client.interactive.say", lambda _line: None)
     client.link = first
     await client.on_message(Queued(wait=15.0, waiting=1))

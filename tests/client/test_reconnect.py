@@ -541,7 +541,7 @@ async def test_a_resumed_session_decides_again_and_waits_out_stale_refusals(
         numbers.next()  # the hello
         return second
 
-    monkeypatch.setattr("client.headless.open_with_retry", reopen)
+    monkeypatch.setattr("client.connection.open_with_retry", reopen)
     driver, out, _err = headless(first)
     task = asyncio.create_task(driver.run())
     await first.next_sent()
@@ -573,7 +573,7 @@ async def test_a_resumed_session_without_its_room(
     async def reopen(*_args: object, **_kwargs: object) -> Link:
         return second
 
-    monkeypatch.setattr("client.headless.open_with_retry", reopen)
+    monkeypatch.setattr("client.connection.open_with_retry", reopen)
     driver, _out, _err = headless(first)
     task = asyncio.create_task(driver.run())
     await first.next_sent()
