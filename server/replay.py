@@ -96,7 +96,7 @@ def _timeout(timeout: bool) -> str:
 
 
 async def _read(url: str, prefix: str, code: str) -> list[dict[str, Any]]:
-    store = RedisStore.from_url(url, finished_ttl=1, session_ttl=1, prefix=prefix)
+    store = await RedisStore.connect(url, finished_ttl=1, session_ttl=1, prefix=prefix, wait=5)
     try:
         return await store.read_log(code)
     finally:

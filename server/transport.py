@@ -107,7 +107,10 @@ def open_store(settings: Settings, url: str) -> RedisStore:
 
 
 async def _run(settings: Settings, url: str) -> None:
-    store = open_store(settings, url)
+    # connect, not open_store: it waits for Redis and asks whether it is a Redis Cluster
+    store = await RedisStore.connect(
+        url, settings.finished_ttl, settings.session_ttl, prefix=settings.key_prefix
+    )
     try:
         await wait_for_store(store)
         await serve_app(App(settings, store))

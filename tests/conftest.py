@@ -27,3 +27,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def key_prefix() -> str:
     """A key prefix of this test's own."""
     return unique_prefix()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``REDIS_CLUSTER_URL`` when set, else a three-master Redis Cluster this test run starts
+    (at its first use, in about two seconds) and stops."""
+    from tests.redis_cluster import ClusterProcesses, external_cluster_url
+
+    url = external_cluster_url()
+    if url is not None:
+        yield url
+        return
+    cluster = ClusterProcesses(data_dir=tmp_path_factory.mktemp("redis-cluster")).start()
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()

@@ -5,19 +5,34 @@ stream in one Lua script, with a compare-and-set on the stored version: a write 
 state that has moved on (another process, a stale owner) is refused with ``StoreConflict``.
 Any failure to reach Redis is ``StoreUnavailable``, which the server turns into a retryable
 error rather than acknowledge what it could not save.
+
+The same store runs on one Redis or on a Redis Cluster (``connect`` asks the server which;
+``from_url`` takes a ``redis+cluster://`` URL for one). Every script touches the keys of one
+hash tag only (a room's ``{CODE}``, the queue's ``{quick}``, one session key), so each runs on
+the one node that owns them; nothing uses MULTI/EXEC (redis-py's cluster transactions run
+each queued command on a thread of its own), and the pipelines hold only EVAL and PUBLISH,
+which a cluster pipeline sends node by node.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Mapping
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import msgpack
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.typing import EncodableT
 
 from server.store.keys import DEFAULT_PREFIX, Keys
 
@@ -105,15 +120,52 @@ if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else
 return 1
 """
 
-#: Redis connections one process keeps at most; more requests than this at once queue.
+#: KEYS: queue, entries. ARGV: player id. 1 if the player was queued (and is no more).
+_LEAVE_QUEUE = """
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return removed
+"""
+
+#: KEYS: session. ARGV: TTL seconds, then field, value, field, value...
+_SAVE_SESSION = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+#: KEYS: session. ARGV: TTL seconds. The session's fields (flat), its TTL refreshed.
+_LOAD_SESSION = """
+local found = redis.call('HGETALL', KEYS[1])
+if #found > 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return found
+"""
+
+#: Redis connections one process keeps at most; more requests than this at once queue. On a
+#: cluster it bounds the requests in flight, so no node's pool is ever asked for more.
 POOL_SIZE = 256
+#: Seconds a request waits for a connection, to connect, and for its answer.
+TIMEOUT = 2.0
+
+#: URL schemes that say "this is a Redis Cluster" without asking it.
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 StoreFailure = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
     redis_errors.BusyLoadingError,
     OSError,
+    # a cluster down or failing over (ClusterDownError, MasterDownError, "TTL exhausted")
+    redis_errors.ClusterError,
+    # a redirection the cluster client did not follow (AskError, MovedError) or a slot
+    # being migrated (TryAgainError)
+    redis_errors.AskError,
+    redis_errors.TryAgainError,
+    # no node reachable, a slot not covered (SlotNotCoveredError), ...
+    redis_errors.RedisClusterException,
 )
+
+log = logging.getLogger(__name__)
 
 
 class StoreError(Exception):
@@ -140,52 +192,198 @@ def unpack(blob: bytes) -> Any:
     return msgpack.unpackb(blob, raw=False, strict_map_key=False)
 
 
+def split_cluster_hint(url: str) -> tuple[str, bool]:
+    """``redis+cluster://H:P/0`` → (``redis://H:P/0``, True); any other URL → (url, False)."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() in CLUSTER_SCHEMES:
+        return f"{CLUSTER_SCHEMES[scheme.lower()]}://{rest}", True
+    return url, False
+
+
+def _with_address(url: str, host: str, port: int) -> str:
+    """The URL with its host and port replaced (credentials, database, options kept)."""
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    netloc = f"{userinfo}@{address}" if userinfo else address
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class WaitingCluster(RedisCluster):
+    """A ``RedisCluster`` whose requests wait (up to ``TIMEOUT``) for one of ``POOL_SIZE``
+    places rather than fail: a cluster node's pool refuses a connection past its size
+    (``MaxConnectionsError``), where the single Redis's ``BlockingConnectionPool`` waits."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._places = asyncio.Semaphore(POOL_SIZE)
+
+    @contextlib.asynccontextmanager
+    async def place(self) -> AsyncIterator[None]:
+        """Hold one of the places for a request (a pipeline holds one for all its nodes)."""
+        if self._places.locked():
+            try:
+                async with asyncio.timeout(TIMEOUT):
+                    await self._places.acquire()
+            except TimeoutError:
+                raise redis_errors.ConnectionError("no cluster connection available") from None
+        else:
+            await self._places.acquire()
+        try:
+            yield
+        finally:
+            self._places.release()
+
+    async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
+        async with self.place():
+            return await super().execute_command(*args, **kwargs)
+
+
+def _single_client(url: str) -> Redis:
+    # A burst past the pool's size waits for a connection instead of failing (redis-py's
+    # plain pool refuses with "Too many connections", which the load test hit).
+    pool = BlockingConnectionPool.from_url(
+        url,
+        max_connections=POOL_SIZE,
+        timeout=TIMEOUT,
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        # a pooled connection that Redis dropped (a restart) is retried, reconnected
+        retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
+        retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+    )
+    return Redis(connection_pool=pool)
+
+
+def _cluster_client(url: str) -> WaitingCluster:
+    # No I/O here: the client finds the nodes and their slots at its first request. Failed
+    # requests (a node down, the cluster failing over) are tried again up to 3 times, each
+    # on a freshly read slot map; MOVED and ASK redirections are followed.
+    return WaitingCluster(
+        **{
+            **_url_options(url),
+            "max_connections": POOL_SIZE,
+            "socket_timeout": TIMEOUT,
+            "socket_connect_timeout": TIMEOUT,
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
+        }
+    )
+
+
+def _url_options(url: str) -> dict[str, Any]:
+    """``RedisCluster.from_url``'s reading of the URL (a TLS URL becomes ``ssl=True``)."""
+    options = dict(parse_url(url))
+    if options.pop("connection_class", None) is SSLConnection:
+        options["ssl"] = True
+    return options
+
+
+async def _is_cluster(url: str, wait: float | None, interval: float = 1.0) -> bool:
+    """Ask the Redis at ``url`` whether it is a cluster node (``INFO cluster``). While it
+    does not answer, ask again every ``interval`` for up to ``wait`` seconds (None: for as
+    long as it takes), then give up with ``StoreUnavailable``."""
+    if url.startswith("unix:"):
+        return False  # a cluster is spoken to over TCP only
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        probe = Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
+        try:
+            info: Any = await probe.info("cluster")
+            return str(info.get("cluster_enabled", 0)) == "1"
+        except StoreFailure as exc:
+            if deadline is not None and time.monotonic() + interval > deadline:
+                raise StoreUnavailable(f"Redis at {url} does not answer: {exc}") from exc
+            log.warning("waiting for Redis to answer: %s", exc)
+        finally:
+            await probe.aclose()
+        await asyncio.sleep(interval)
+
+
 class RedisStore:
     def __init__(
         self,
-        redis: Redis,
+        redis: Redis | RedisCluster,
         finished_ttl: float,
         session_ttl: float,
         prefix: str = DEFAULT_PREFIX,
     ) -> None:
         self.redis = redis
+        #: The URL the store was opened with (``subscriber`` connects alongside it).
+        self.url: str | None = None
         self.keys = Keys(prefix)
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
         self._save_room = redis.register_script(_SAVE_ROOM)
         self._enqueue = redis.register_script(_ENQUEUE)
         self._acquire = redis.register_script(_ACQUIRE)
-        self._renew = redis.register_script(_RENEW)
         self._take_match = redis.register_script(_TAKE_MATCH)
+        self._leave_queue = redis.register_script(_LEAVE_QUEUE)
+        self._save_session = redis.register_script(_SAVE_SESSION)
+        self._load_session = redis.register_script(_LOAD_SESSION)
 
     @classmethod
     def from_url(
         cls, url: str, finished_ttl: float, session_ttl: float, prefix: str = DEFAULT_PREFIX
     ) -> RedisStore:
-        # A burst past the pool's size waits for a connection instead of failing (redis-py's
-        # plain pool refuses with "Too many connections", which the load test hit).
-        pool = BlockingConnectionPool.from_url(
-            url,
-            max_connections=POOL_SIZE,
-            timeout=2,
-            socket_timeout=2,
-            socket_connect_timeout=2,
-            # a pooled connection that Redis dropped (a restart) is retried, reconnected
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
-            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
-        )
-        redis = Redis(connection_pool=pool)
-        return cls(redis, finished_ttl, session_ttl, prefix)
+        """A store on the Redis at ``url``, without connecting yet: a single Redis, or a
+        Redis Cluster when the URL says so (``redis+cluster://`` or ``rediss+cluster://``,
+        any one node's address). ``connect`` finds out by asking instead."""
+        base, cluster = split_cluster_hint(url)
+        redis = _cluster_client(base) if cluster else _single_client(base)
+        store = cls(redis, finished_ttl, session_ttl, prefix)
+        store.url = base
+        return store
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        finished_ttl: float,
+        session_ttl: float,
+        prefix: str = DEFAULT_PREFIX,
+        wait: float | None = None,
+    ) -> RedisStore:
+        """A store on the Redis at ``url``, a Redis Cluster if that server says it is a
+        cluster node (``INFO cluster``: ``cluster_enabled:1``; any node's address will do).
+        Waits for Redis to answer, up to ``wait`` seconds (None: as long as it takes), then
+        raises ``StoreUnavailable``."""
+        base, cluster = split_cluster_hint(url)
+        if not cluster:
+            cluster = await _is_cluster(base, wait)
+        redis = _cluster_client(base) if cluster else _single_client(base)
+        store = cls(redis, finished_ttl, session_ttl, prefix)
+        store.url = base
+        return store
+
+    @property
+    def cluster(self) -> bool:
+        """Whether this store speaks to a Redis Cluster."""
+        return isinstance(self.redis, RedisCluster)
 
     async def close(self) -> None:
         await self.redis.aclose()
 
     async def _unavailable(self, message: str) -> StoreUnavailable:
         """The error to raise when Redis failed us. Idle pooled connections are dropped
-        too: after a Redis restart they are all dead, and each would fail a later call."""
+        too: after a Redis restart they are all dead, and each would fail a later call.
+        (A cluster client also drops a failed node's connections and reads the slot map
+        again on its own; this drops every node's idle ones.)"""
         with contextlib.suppress(Exception):
-            await self.redis.connection_pool.disconnect(inuse_connections=False)
+            if isinstance(self.redis, RedisCluster):
+                for node in self.redis.get_nodes():
+                    await node.disconnect_free_connections()
+            else:
+                await self.redis.connection_pool.disconnect(inuse_connections=False)
         return StoreUnavailable(message)
+
+    @contextlib.asynccontextmanager
+    async def _pipeline_place(self) -> AsyncIterator[None]:
+        """On a cluster, a place among ``POOL_SIZE`` for a pipeline (see WaitingCluster)."""
+        if isinstance(self.redis, WaitingCluster):
+            async with self.redis.place():
+                yield
+        else:
+            yield
 
     async def ping(self) -> bool:
         try:
@@ -252,12 +450,14 @@ class RedisStore:
         """Renew (``ttl`` 0: release) the leases ``{code: "NODE:FENCE"}``; return the codes
         whose lease is no longer this node's."""
         ms = int(ttl * 1000)
+        if not leases:
+            return []
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
+            # EVAL, not EVALSHA: a cluster pipeline refuses EVALSHA and would not load the
+            # script on each node first; the script is short. One round trip per node.
+            async with self._pipeline_place(), self.redis.pipeline(transaction=False) as pipe:
                 for code, value in leases.items():
-                    await self._renew(
-                        keys=[self.keys.room_lease(code)], args=[value, ms], client=pipe
-                    )
+                    pipe.eval(_RENEW, 1, self.keys.room_lease(code), value, ms)
                 results: Any = await pipe.execute()
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
@@ -331,11 +531,8 @@ class RedisStore:
     async def leave_queue(self, player_id: str) -> bool:
         """Take a player out of the queue; False when not in it."""
         try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zrem(self.keys.quick_queue, player_id)
-                pipe.hdel(self.keys.quick_entries, player_id)
-                removed, _ = await pipe.execute()
-        except StoreFailure as exc:
+            removed: Any = await self._leave_queue(keys=self._queue_keys(), args=[player_id])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return bool(removed)
 
@@ -357,26 +554,74 @@ class RedisStore:
     # --- sessions ---------------------------------------------------------------------
 
     async def save_session(self, token: str, fields: Mapping[str, str]) -> None:
-        key = self.keys.session(token)
+        pairs = [item for field, value in fields.items() for item in (field, value)]
+        if not pairs:
+            raise ValueError("a session has at least one field")
         try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                mapping: Any = dict(fields)
-                pipe.hset(key, mapping=mapping)
-                pipe.expire(key, self.session_ttl)
-                await pipe.execute()
-        except StoreFailure as exc:
+            await self._save_session(
+                keys=[self.keys.session(token)], args=[self.session_ttl, *pairs]
+            )
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
 
     async def load_session(self, token: str) -> dict[str, str] | None:
         """The session's fields, refreshing its TTL; None when unknown or expired."""
-        key = self.keys.session(token)
         try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hgetall(key)
-                pipe.expire(key, self.session_ttl)
-                found, _ = await pipe.execute()
-        except StoreFailure as exc:
+            found: Any = await self._load_session(
+                keys=[self.keys.session(token)], args=[self.session_ttl]
+            )
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         if not found:
             return None
-        return {k.decode(): v.decode() for k, v in found.items()}
+        return {k.decode(): v.decode() for k, v in zip(found[::2], found[1::2], strict=True)}
+
+    # --- pub/sub ----------------------------------------------------------------------
+
+    async def publish_many(self, messages: list[tuple[str, bytes]]) -> None:
+        """PUBLISH each ``(channel, payload)``, in this order, in one round trip. On a
+        cluster they all go to one node (the client's default), which passes every message
+        on to all the others, in the order it got them."""
+        if not messages:
+            return
+        try:
+            if isinstance(self.redis, RedisCluster):
+                await self.redis.initialize()
+                node = self.redis.get_default_node()
+                async with self._pipeline_place(), self.redis.pipeline() as cpipe:
+                    for channel, payload in messages:
+                        # (pipe.publish is refused by a cluster pipeline: one node is named)
+                        cpipe.execute_command("PUBLISH", channel, payload, target_nodes=node)
+                    await cpipe.execute()
+            else:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, payload in messages:
+                        pipe.publish(channel, payload)
+                    await pipe.execute()
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+
+    def subscriber(self) -> Redis:
+        """A new plain client to SUBSCRIBE with (the caller closes it: ``aclose``): no read
+        timeout, as a subscriber waits for messages. On a single Redis it connects where
+        the store does; on a cluster to one primary node (chosen at random, so processes
+        spread over the nodes), since a PUBLISH on any node reaches every node's
+        subscribers."""
+        if self.url is None:
+            raise RuntimeError("subscriber() needs a store opened by from_url or connect")
+        url = self.url
+        if isinstance(self.redis, RedisCluster):
+            nodes = self.redis.get_primaries() or list(
+                self.redis.nodes_manager.startup_nodes.values()
+            )
+            if nodes:
+                node = random.choice(nodes)
+                url = _with_address(url, node.host, int(node.port))
+        tcp: dict[str, Any] = {} if url.startswith("unix:") else {"socket_keepalive": True}
+        return Redis.from_url(
+            url,
+            socket_timeout=None,
+            socket_connect_timeout=TIMEOUT,
+            health_check_interval=30,
+            **tcp,
+        )
