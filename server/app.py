@@ -1,6 +1,12 @@
 """The server's lobby and dispatch: sessions, room codes, routing each request, and bringing
 every unfinished match back after a restart.
 
+Several processes may share one Redis. Each room is run by the one process holding its
+lease; a player may be connected to any process. A change a player asks of their room is a
+``RoomOp``: applied here when this process runs the room, else forwarded through the relay
+to the process that does (and taken over here first when nobody does: its process died).
+What a room sends to a player connected elsewhere is relayed to that player's process.
+
 Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
 first), the room, then the room's own checks (phase, turn, state version, rules). A refused
 request gets an ``Error`` to its sender only, naming its request id, and changes nothing.
@@ -17,7 +23,9 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
-from protocol.codec import ProtocolError, decode
+from pydantic import BaseModel
+
+from protocol.codec import ProtocolError, decode, encode
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -29,14 +37,17 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     LeaveQueue,
+    Left,
     ListRooms,
     Ping,
     Pong,
     Queued,
     QueueLeft,
     QuickMatch,
+    RoomClosed,
     RoomList,
     RoomSummary,
+    Snapshot,
     StartPractice,
     Watch,
     Welcome,
@@ -47,7 +58,9 @@ from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.metrics import Metrics
 from server.quick import QuickMatcher
-from server.rooms.room import Clocks, Delivery, Room, RoomError, Seat
+from server.relay import Body, Relay, RelayTimeout
+from server.rooms.room import Clocks, Room, RoomError, Seat
+from server.routing import RoomOp, apply_op
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
 from server.settings import BOT_DELAYS, Settings
@@ -64,6 +77,8 @@ CLOSE_REPLACED = 4000
 CODE_TRIES = 8
 #: Most rooms a room list names.
 LIST_LIMIT = 50
+#: Tries at reaching a room that is changing process (its owner let it go meanwhile).
+ROUTE_TRIES = 4
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -95,12 +110,17 @@ class App:
         self.node = f"{socket.gethostname()}:{settings.port}"
         self._lease_task: asyncio.Task[None] | None = None
         self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
+        self.relay = Relay(store, self.node, settings.forward_timeout)
+        self.hub.elsewhere = self._relay_to_player
+        #: Set once the process is going down: it takes no room over and forwards nothing.
+        self.closing = False
 
     # --- start and stop ---------------------------------------------------------------
 
     async def start(self) -> None:
         """Bring back every unfinished room, then start matching the quick-match queue."""
         await pool.warm_up()  # the strong bot's search processes, before the first decision
+        await self.relay.start(self._from_relay, self._node_request, self._resync)
         await self.recover()
         self.matcher.start()
         self._lease_task = asyncio.ensure_future(self._keep_leases())
@@ -108,17 +128,21 @@ class App:
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
         another process may run them at once (the process is going down)."""
+        self.closing = True
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()
         self.stop()
         pool.shutdown()
         leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+        self.rooms.clear()
         if leases:
             try:
                 await self.store.renew_leases(leases, 0)
             except StoreError as exc:
                 log.warning("could not release room leases: %s", exc)
+            self.relay.to_everyone({"t": "adopt", "codes": sorted(leases)})
+        await self.relay.stop()
 
     async def recover(self) -> int:
         """Load every unfinished room from the store and set its clock and bots going; the
@@ -130,20 +154,27 @@ class App:
 
     async def _adopt(self, code: str) -> None:
         """Run a stored room that no live process runs (its lease is free, or this node's
-        from before a restart); its people are disconnected until they come back."""
-        if code in self.rooms:
+        from before a restart); its people are disconnected until they come back, and
+        those connected to other processes are told to come back here."""
+        if code in self.rooms or self.closing:
             return
         fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
-        if fence == 0:
-            return  # another process runs it
+        if fence == 0 or code in self.rooms:
+            return  # another process runs it (or this one, adopted meanwhile)
         data = await self.store.load_room(code)
         if data is None or data.get("closed") is not None:
             await self.store.forget_active(code)
             await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
             return
         runner = self._runner(Room.from_data(data), saved=True, fence=fence)
+        self.metrics.room_takeovers.inc()
         with contextlib.suppress(RoomError, GameError):
             await runner.change(lambda r: r.all_disconnected())
+        for player in {*runner.room.people(), *runner.room.watchers}:
+            if self.hub.connected(player):
+                self._background(self._come_back(player, code))
+            else:
+                self.relay.to_player(player, {"rejoin": code})
 
     async def _adopt_orphans(self) -> None:
         """Take over the rooms whose process died (their lease ran out)."""
@@ -199,19 +230,21 @@ class App:
     async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:
             return
-        session = self.sessions.of_player(conn.player_id)
-        self.sessions.forget(conn.player_id)
+        player = conn.player_id
+        session = self.sessions.of_player(player)
+        self.sessions.forget(player)
+        await self.relay.unwatch_player(player)
+        if self.closing:
+            return  # the rooms' next processes mark everyone disconnected on takeover
         try:
-            await self.store.leave_queue(conn.player_id)  # only a present person is matched
+            await self.store.leave_queue(player)  # only a present person is matched
         except StoreError as exc:
-            log.info("could not take %s off the queue: %s", conn.player_id, exc)
-        runner = self._runner_of(session)
-        if session is not None and runner is not None:
-            player = session.player_id
+            log.info("could not take %s off the queue: %s", player, exc)
+        if session is not None and session.room is not None:
             try:
-                await runner.change(lambda room: room.set_connected(player, False))
-            except (RoomError, GameError) as exc:
-                log.info("room %s: could not mark %s disconnected: %s", runner.code, player, exc)
+                await self._room_op(session.room, RoomOp("gone", player))
+            except (RoomError, GameError, StoreError) as exc:
+                log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
     # --- dispatch ---------------------------------------------------------------------
 
@@ -241,15 +274,16 @@ class App:
         elif isinstance(message, Watch):
             await self._enter(session, message.code, watch=True)
         elif isinstance(message, Leave):
-            runner = self._require_room(session)
-            await runner.change(lambda room: room.leave(session.player_id))
+            code = self._require_room(session)
+            await self._room_op(code, RoomOp("leave", session.player_id))
             session.room = None
             try:
                 await self.sessions.set_room(session, None)
             except StoreError:
-                log.info("session of %s still names room %s", session.player_id, runner.code)
+                log.info("session of %s still names room %s", session.player_id, code)
         else:
-            await self._require_room(session).request(session.player_id, message)
+            code = self._require_room(session)
+            await self._room_op(code, RoomOp("request", session.player_id, frame=encode(message)))
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
@@ -266,16 +300,17 @@ class App:
             session = found
         else:
             session = await self.sessions.open(hello.name)
-        for older in self.hub.bind(conn, session.player_id):
-            older.player_id = None
-            self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
-        runner = self._runner_of(session)
-        if runner is not None and not runner.room.is_member(session.player_id):
-            runner = None
-            session.room = None
         player = session.player_id
-        seat = None if runner is None else runner.room.seat_of(player)
-        last_request = 0 if runner is None or seat is None else runner.room.seats[seat].last_request
+        for older in self.hub.bind(conn, player):
+            self._replace(older)
+        await self.relay.watch_player(player)
+        self.relay.to_player(player, {"replaced": self.node})  # older connections elsewhere
+        room = None if session.room is None else await self._peek(session.room)
+        if room is None or room.closed is not None or not room.is_member(player):
+            room = None
+            session.room = None
+        seat = None if room is None else room.seat_of(player)
+        last_request = 0 if room is None or seat is None else room.seats[seat].last_request
         conn.send(
             Welcome(
                 token=session.token,
@@ -286,40 +321,162 @@ class App:
                 last_request_id=last_request,
             )
         )
-        if runner is not None:
-            await self._rejoin(conn, runner, player)
+        if room is not None:
+            try:
+                await self._room_op(room.code, RoomOp("back", player))
+            except RoomError as exc:
+                if exc.code != ErrorCode.UNAVAILABLE:
+                    raise
+                # its process cannot be reached yet: the stored picture, until it can
+                conn.send(room.snapshot_for(player, self.clock()))
+                raise
 
-    async def _rejoin(self, conn: Connection, runner: RoomRunner, player: str) -> None:
-        """A resumed player gets their snapshot (showing them connected) and the others
-        learn they are back. If that cannot be saved they still get the snapshot."""
+    def _replace(self, older: Connection) -> None:
+        """Close a connection whose player connected again (here or elsewhere); it no
+        longer speaks for them, so its closing marks nobody disconnected."""
+        player = older.player_id
+        if self.hub.remove(older) and player is not None:
+            self._background(self.relay.unwatch_player(player))  # none of theirs left here
+        older.player_id = None
+        self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
 
-        def back(room: Room) -> list[Delivery]:
-            out = room.set_connected(player, True)
-            others = [(p, m) for p, m in out if p != player]
-            return [(player, room.snapshot_for(player, self.clock())), *others]
-
+    async def _come_back(self, player: str, code: str) -> None:
+        """Mark a player connected here back in their room (it has a new process)."""
+        session = self.sessions.of_player(player)
+        if session is None or session.room != code or not self.hub.connected(player):
+            return
         try:
-            await runner.change(back)
-        except RoomError:
-            conn.send(runner.room.snapshot_for(player, self.clock()))
-            raise
+            await self._room_op(code, RoomOp("back", player))
+        except (RoomError, GameError, StoreError) as exc:
+            log.info("room %s: could not bring %s back: %s", code, player, exc)
+
+    # --- between processes ------------------------------------------------------------
+
+    def _relay_to_player(self, player: str, message: BaseModel, frame: bytes) -> None:
+        """A room here sends to a player not connected here: publish it for their process,
+        with what it means for their session (in a room, or out of it)."""
+        body: Body = {"f": frame}
+        if isinstance(message, Snapshot):
+            body["room"] = message.room.code
+        elif isinstance(message, RoomClosed | Left):
+            body["room"] = ""
+        self.relay.to_player(player, body)
+
+    def _from_relay(self, player: str, body: Body) -> None:
+        """Something for a player connected here, from a room run elsewhere."""
+        if "replaced" in body:
+            if body["replaced"] != self.node:
+                for older in self.hub.connections(player):
+                    self._replace(older)
+            return
+        session = self.sessions.of_player(player)
+        if "rejoin" in body:
+            self._background(self._come_back(player, body["rejoin"]))
+            return
+        if "room" in body and session is not None:
+            room = body["room"] or None
+            if room is None and session.room is not None:
+                self._background(self._leave_session(session))
+            session.room = room
+        self.hub.send_frame(player, body["f"])
+
+    async def _leave_session(self, session: Session) -> None:
+        with contextlib.suppress(StoreError):
+            await self.sessions.set_room(session, None)
+
+    def _node_request(self, body: Body) -> None:
+        """A request from another process: a room change to apply here, or rooms given up
+        by a process going down (to take over at once)."""
+        if body.get("t") == "room":
+            self._background(self._serve_room_op(body))
+        elif body.get("t") == "adopt":
+            for code in body["codes"]:
+                self._background(self._adopt_quietly(code))
+
+    async def _adopt_quietly(self, code: str) -> None:
+        try:
+            await self._adopt(code)
+        except StoreError as exc:
+            log.info("room %s: not taken over: %s", code, exc)
+
+    async def _serve_room_op(self, body: Body) -> None:
+        runner = None if self.closing else self.rooms.get(body["code"])
+        if runner is None:
+            self.relay.answer(body, {"moved": True})
+            return
+        try:
+            await apply_op(
+                runner, RoomOp.from_data(body["op"]), self.clock, self.settings.max_frame
+            )
+        except (RoomError, GameError) as exc:
+            self.relay.answer(body, {"error": [str(exc.code), exc.message]})
+        else:
+            self.relay.answer(body, {})
+
+    def _resync(self) -> None:
+        """The link to the other processes dropped: a frame for a player here may have been
+        lost, so each player here in a room run elsewhere gets a fresh snapshot."""
+        for conn in list(self.hub.all):
+            session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
+            if session is not None and session.room is not None and session.room not in self.rooms:
+                self._background(self._come_back(session.player_id, session.room))
+
+    async def _room_op(self, code: str, op: RoomOp) -> None:
+        """Apply ``op`` to room ``code`` wherever it runs: here, at the process holding its
+        lease (forwarded), or here after taking it over when nobody holds it."""
+        for _ in range(ROUTE_TRIES):
+            runner = self.rooms.get(code)
+            if runner is not None:
+                await apply_op(runner, op, self.clock, self.settings.max_frame)
+                return
+            if self.closing:
+                break
+            holder = await self.store.lease_holder(code)
+            node = None if holder is None else holder.rsplit(":", 1)[0]
+            if node is None or node == self.node:
+                await self._adopt(code)
+                if code not in self.rooms and await self._peek(code) is None:
+                    raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
+                continue
+            self.metrics.forwarded.inc()
+            try:
+                answer = await self.relay.call(
+                    node, {"t": "room", "code": code, "op": op.to_data()}
+                )
+            except RelayTimeout as exc:
+                raise RoomError(
+                    ErrorCode.UNAVAILABLE, "the room's server does not answer: retry"
+                ) from exc
+            if answer.get("moved"):
+                await asyncio.sleep(0.05)
+                continue
+            if "error" in answer:
+                error_code, text = answer["error"]
+                raise RoomError(ErrorCode(error_code), text)
+            return
+        raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")
+
+    async def _peek(self, code: str) -> Room | None:
+        """The room as it stands (here) or as stored (run elsewhere); None when it is
+        unknown or over."""
+        runner = self.rooms.get(code)
+        if runner is not None:
+            return runner.room
+        data = await self.store.load_room(code)
+        if data is None or data.get("closed") is not None:
+            return None
+        return Room.from_data(data)
 
     # --- rooms ------------------------------------------------------------------------
 
-    def _runner_of(self, session: Session | None) -> RoomRunner | None:
-        if session is None or session.room is None:
-            return None
-        return self.rooms.get(session.room)
-
-    def _require_room(self, session: Session) -> RoomRunner:
-        runner = self._runner_of(session)
-        if runner is None:
+    def _require_room(self, session: Session) -> str:
+        if session.room is None:
             raise RoomError(ErrorCode.NO_ROOM, "you are not in a room")
-        return runner
+        return session.room
 
     async def _require_free(self, session: Session) -> None:
         """One person, one place: not in a room, not in the queue."""
-        if self._runner_of(session) is not None:
+        if session.room is not None:
             raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
         if await self.store.is_queued(session.player_id):
             raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
@@ -531,25 +688,18 @@ class App:
         speed = self.settings.bot_speed
         return cast(BotSpeed, speed) if speed in BOT_DELAYS else "normal"
 
-    def _find(self, code: str) -> RoomRunner:
-        runner = self.rooms.get(code.strip().upper())
-        if runner is None:
-            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code.strip().upper()!r}")
-        return runner
-
     async def _enter(self, session: Session, code: str, watch: bool) -> None:
         """Join a room's empty seat, or watch it; the newcomer gets a snapshot first."""
         await self._require_free(session)
-        runner = self._find(code)
-        player, name, now = session.player_id, session.name, self.clock()
-
-        def enter(room: Room) -> list[Delivery]:
-            out = room.watch(player) if watch else room.join(player, name, now)
-            return [(player, room.snapshot_for(player, now)), *out]
-
-        await self.sessions.set_room(session, runner.code)  # first: see _open_room
+        code = code.strip().upper()
+        if code not in self.rooms and await self._peek(code) is None:
+            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
+        await self.sessions.set_room(session, code)  # first: see _open_room
+        op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:
-            await runner.change(enter)
+            await self._room_op(code, op)
         except (RoomError, GameError):
+            with contextlib.suppress(StoreError):
+                await self.sessions.set_room(session, None)
             session.room = None
             raise

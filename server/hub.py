@@ -1,7 +1,9 @@
 """Connections and delivery: who is connected as which player, and sending messages to them.
 
 A message for many players is encoded once and broadcast (``websockets.broadcast`` never
-blocks on a slow reader). Each connection has a token bucket that refuses floods.
+blocks on a slow reader). A message for a player not connected to this process goes to
+``elsewhere`` (the relay publishes it for the process they are connected to). Each
+connection has a token bucket that refuses floods.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class Hub:
         self._by_player: dict[str, set[Connection]] = defaultdict(set)
         self.all: set[Connection] = set()
         self.observe = observe
+        #: Told (player id, message, its frame) for each player not connected here.
+        self.elsewhere: Callable[[str, BaseModel, bytes], None] | None = None
 
     def add(self, conn: Connection) -> None:
         self.all.add(conn)
@@ -84,17 +88,33 @@ class Hub:
     def connected(self, player_id: str) -> bool:
         return bool(self._by_player.get(player_id))
 
+    def connections(self, player_id: str) -> list[Connection]:
+        return list(self._by_player.get(player_id, ()))
+
+    def send_frame(self, player_id: str, frame: bytes) -> None:
+        """Send an encoded frame (relayed from another process) to a player's sockets."""
+        conns = self._by_player.get(player_id)
+        if conns:
+            broadcast([c.ws for c in conns], frame)
+
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
         """Send each message to its players' connections, encoding each message once."""
         deliveries = list(deliveries)
         if self.observe is not None:
             self.observe(message for _, message in deliveries)
         groups: dict[int, tuple[BaseModel, list[ServerConnection]]] = {}
+        frames: dict[int, bytes] = {}
         for player_id, message in deliveries:
             conns = self._by_player.get(player_id)
             if not conns:
+                if self.elsewhere is not None:
+                    frame = frames.get(id(message))
+                    if frame is None:
+                        frame = frames[id(message)] = encode(message)
+                    self.elsewhere(player_id, message, frame)
                 continue
             entry = groups.setdefault(id(message), (message, []))
             entry[1].extend(c.ws for c in conns)
         for message, sockets in groups.values():
-            broadcast(sockets, encode(message))
+            frame = frames.get(id(message))
+            broadcast(sockets, frame if frame is not None else encode(message))

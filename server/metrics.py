@@ -61,6 +61,16 @@ class Metrics:
         self.takeovers = Counter(
             "ddz_takeovers", "seats a bot took over after two timeouts", registry=r
         )
+        self.room_takeovers = Counter(
+            "ddz_room_takeovers",
+            "rooms this process took over from a process that died or shut down",
+            registry=r,
+        )
+        self.forwarded = Counter(
+            "ddz_forwarded",
+            "room changes forwarded to the process running the room",
+            registry=r,
+        )
         self.redis_errors = Counter(
             "ddz_redis_errors", "writes or reads Redis refused or could not answer", registry=r
         )

@@ -36,6 +36,7 @@ class Settings:
     session_ttl: float = 24 * 3600.0
     key_prefix: str = "ddz:"
     lease_ttl: float = 10.0
+    forward_timeout: float = 3.0
     log_level: str = "INFO"
 
 
@@ -67,6 +68,10 @@ _HELP: dict[str, tuple[str, str]] = {
         "DDZ_LEASE_TTL",
         "seconds a room's lease lasts unrenewed: how soon another process takes over a room"
         " whose process died",
+    ),
+    "forward_timeout": (
+        "DDZ_FORWARD_TIMEOUT",
+        "seconds to wait for the process running a room to answer a forwarded request",
     ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
 }

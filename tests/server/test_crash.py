@@ -8,154 +8,22 @@ clients were told, and every action a client saw is in it once, in order.
 from __future__ import annotations
 
 import asyncio
-import json
-import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from protocol.events import BidMade, CardsPlayed, Passed
-from server.game.journal import replay
-from server.store.embedded import EmbeddedRedis
-from server.store.redis_store import RedisStore
-from tests.client.procs import DDZ
 from tests.redis_server import external_url, free_port, unique_prefix
-
-TIMEOUT = 120
-Message = dict[str, Any]
-Action = tuple[int, str, int, tuple[int, ...]]
-"""(deal number, kind, seat, what): one public action as a client saw it."""
-
-
-class ServerProcess:
-    """A ddz-server on a fixed port and store, to kill and start again."""
-
-    def __init__(self, port: int, store: list[str], log: Path) -> None:
-        self.port, self.store, self.log = port, store, log
-        self.proc: asyncio.subprocess.Process | None = None
-
-    async def start(self) -> None:
-        args = [sys.executable, "-m", "server", "--port", str(self.port), *self.store]
-        args += ["--bid-timeout", "60", "--play-timeout", "60", "--ready-timeout", "60"]
-        with self.log.open("ab") as log:
-            self.proc = await asyncio.create_subprocess_exec(*args, stdout=log, stderr=log)
-        for _ in range(300):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                return
-            except OSError:
-                await asyncio.sleep(0.05)
-        raise RuntimeError("the server did not start: " + self.log.read_text())
-
-    async def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        await self.proc.wait()
-
-    async def stop(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.terminate()
-            await self.proc.wait()
-
-
-class Client:
-    """A headless ddz process whose JSON lines are read as they come."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.messages: list[Message] = []
-
-    @classmethod
-    async def start(cls, *args: str) -> Client:
-        proc = await asyncio.create_subprocess_exec(
-            *DDZ, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-        )
-        return cls(proc)
-
-    async def next(self) -> Message | None:
-        assert self.proc.stdout is not None
-        line = await self.proc.stdout.readline()
-        if not line:
-            return None
-        message: Message = json.loads(line)
-        self.messages.append(message)
-        return message
-
-    async def read_until(self, wanted: Callable[[Message], bool]) -> Message:
-        while True:
-            message = await self.next()
-            if message is None:
-                raise AssertionError("the client ended before the point was reached")
-            if wanted(message):
-                return message
-
-    async def finish(self) -> int:
-        while await self.next() is not None:
-            pass
-        return await self.proc.wait()
-
-
-def seen_actions(messages: list[Message]) -> list[Action]:
-    """The public actions a client saw, in order."""
-    deal = 0
-    actions: list[Action] = []
-    for m in messages:
-        if m["type"] == "deal_started" or (m["type"] == "snapshot" and m["room"]["table"]):
-            deal = m["deal_no"] if m["type"] == "deal_started" else m["room"]["table"]["deal_no"]
-        elif m["type"] == "bid":
-            actions.append((deal, "bid", m["seat"], (m["bid"],)))
-        elif m["type"] == "played":
-            actions.append((deal, "played", m["seat"], tuple(m["cards"])))
-        elif m["type"] == "passed":
-            actions.append((deal, "passed", m["seat"], ()))
-    return actions
-
-
-def journal_actions(records: list[dict[str, Any]]) -> tuple[list[Action], list[int]]:
-    """The public actions of a replay of the journal, and its final totals."""
-    actions: list[Action] = []
-    totals: list[int] = []
-    for _, match, out in replay(records):
-        for audience, event in out:
-            if audience != "everyone":
-                continue
-            if isinstance(event, BidMade):
-                actions.append((match.deal_no, "bid", event.seat, (event.bid,)))
-            elif isinstance(event, CardsPlayed):
-                actions.append((match.deal_no, "played", event.seat, tuple(event.cards)))
-            elif isinstance(event, Passed):
-                actions.append((match.deal_no, "passed", event.seat, ()))
-        if match.phase == "over":
-            totals = list(match.totals)
-    return actions, totals
-
-
-def in_order_once(seen: list[Action], journal: list[Action]) -> bool:
-    """Whether ``seen`` is a subsequence of ``journal``: each seen action matched once."""
-    remaining = iter(journal)
-    return all(any(action == j for j in remaining) for action in seen)
-
-
-async def read_journal(store_args: list[str], data_dir: Path, prefix: str, code: str) -> Any:
-    if "--redis-url" in store_args:
-        url = store_args[store_args.index("--redis-url") + 1]
-        store = RedisStore.from_url(url, 60, 60, prefix=prefix)
-        try:
-            return await store.read_log(code)
-        finally:
-            await store.close()
-    embedded = EmbeddedRedis(data_dir)
-    url = embedded.start()
-    store = RedisStore.from_url(url, 60, 60)
-    try:
-        return await store.read_log(code)
-    finally:
-        await store.close()
-        embedded.stop()
+from tests.server.procs import (
+    TIMEOUT,
+    Client,
+    Message,
+    ServerProcess,
+    in_order_once,
+    journal_actions,
+    read_journal,
+    seen_actions,
+)
 
 
 @pytest.mark.parametrize("store_kind", ["embedded", "redis_url"])

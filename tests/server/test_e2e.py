@@ -6,12 +6,17 @@ they could not see."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
+
+import pytest
 
 from server.game.deal import Deal
 from server.game.journal import replay
 from tests.client.procs import DDZ
+from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server
 
 TIMEOUT = 90
@@ -116,9 +121,28 @@ async def test_a_practice_match_to_the_end(redis_url: str) -> None:
         check_no_leaks(messages, 0, dealt_hands(records))
 
 
-async def test_a_private_room_of_three_people_and_a_watcher(redis_url: str) -> None:
-    async with running_server(redis_url, bid_timeout=30, play_timeout=30) as srv:
+@contextlib.asynccontextmanager
+async def servers(redis_url: str, n: int, **settings: Any) -> AsyncIterator[list[RunningServer]]:
+    """``n`` server processes' apps on one Redis (one key prefix): a room runs on one, and
+    the players connected to another are served through it."""
+    prefix = unique_prefix()
+    async with contextlib.AsyncExitStack() as stack:
+        yield [
+            await stack.enter_async_context(
+                running_server(redis_url, key_prefix=prefix, **settings)
+            )
+            for _ in range(n)
+        ]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_a_private_room_of_three_people_and_a_watcher(redis_url: str, processes: int) -> None:
+    """With two processes the room runs on the first; ann and the watcher are connected to
+    the second, so their requests and everything sent to them cross through Redis."""
+    async with servers(redis_url, processes, bid_timeout=30, play_timeout=30) as running:
+        srv, other = running[0], running[-1]
         base = ["--server", srv.url, "--auto", "normal", "--json"]
+        elsewhere = ["--server", other.url, "--auto", "normal", "--json"]
         creator = await asyncio.create_subprocess_exec(
             *DDZ, *base, "--name", "host", "create", "--deals", "3",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -132,11 +156,11 @@ async def test_a_private_room_of_three_people_and_a_watcher(redis_url: str) -> N
             message = json.loads(line)
             if message["type"] == "snapshot":
                 code = message["room"]["code"]
-        watcher = asyncio.create_task(run_client("--server", srv.url, "--json", "watch", code))
+        watcher = asyncio.create_task(run_client("--server", other.url, "--json", "watch", code))
         await asyncio.sleep(0.2)
         joiners = [
-            asyncio.create_task(run_client(*base, "--name", name, "join", code))
-            for name in ("ann", "bo")
+            asyncio.create_task(run_client(*args, "--name", name, "join", code))
+            for name, args in (("ann", elsewhere), ("bo", base))
         ]
         rest, err = await asyncio.wait_for(creator.communicate(), TIMEOUT)
         assert creator.returncode == 0, err.decode()

@@ -1,0 +1,250 @@
+"""Messages between server processes, over Redis pub/sub.
+
+Any process may hold a player's connection; one process runs each room (it holds the room's
+lease). What crosses between them goes through Redis, on three kinds of channel under the
+key prefix:
+
+- ``PREFIXplayer:PID``: what a room sends to one player (an encoded frame), published by the
+  process that runs the room and heard by the process the player is connected to, which
+  subscribes while they are there. Also two notices: ``replaced`` (the player connected
+  again elsewhere: close the older connection) and ``rejoin`` (their room has a new
+  process: ask it for a fresh snapshot).
+- ``PREFIXnode:NODE``: a room change forwarded to the process NODE that runs the room, and
+  the answer back to the process that forwarded it.
+- ``PREFIXnodes``: to every process: rooms given up by a process going down, to take over
+  at once.
+
+Everything published leaves through one ordered outbox (one pipelined round trip per batch),
+so a player's frames and a forwarded change's answer arrive in the order they were made.
+Pub/sub delivers at most once: a lost forward ends in the caller's timeout, a retryable error
+for the client (a resent request is refused by its id if the first got through); a player
+whose frames may have been lost (the subscriber's link dropped) is sent a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+
+from server.store.redis_store import RedisStore, StoreError, pack, unpack
+
+log = logging.getLogger(__name__)
+
+Body = dict[str, Any]
+#: Seconds the reader waits before listening again after its link to Redis dropped.
+RELISTEN_DELAY = 0.2
+
+
+class RelayTimeout(Exception):
+    """The process a change was forwarded to did not answer in time."""
+
+
+class Relay:
+    """This process's end of the channels between processes.
+
+    ``on_player(player_id, body)`` is told what arrives for a player connected here;
+    ``on_node(body)`` every request addressed to this process or to all; ``on_resync()``
+    that the link to Redis dropped and came back (frames may have been lost meanwhile).
+    """
+
+    def __init__(self, store: RedisStore, node: str, timeout: float) -> None:
+        self.store = store
+        self.node = node
+        self.timeout = timeout
+        self._prefix = store.keys.prefix
+        self.inbox = self.node_channel(node)
+        self.everyone = f"{self._prefix}nodes"
+        self._outbox: list[tuple[str, bytes]] = []
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._calls: dict[int, asyncio.Future[Body]] = {}
+        self._ids = itertools.count(1)
+        self._client: Redis | None = None
+        self._pubsub: PubSub | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._players: set[str] = set()
+
+    def node_channel(self, node: str) -> str:
+        return f"{self._prefix}node:{node}"
+
+    def player_channel(self, player_id: str) -> str:
+        return f"{self._prefix}player:{player_id}"
+
+    # --- start and stop ---------------------------------------------------------------
+
+    async def start(
+        self,
+        on_player: Callable[[str, Body], None],
+        on_node: Callable[[Body], None],
+        on_resync: Callable[[], None],
+    ) -> None:
+        self._on_player, self._on_node, self._on_resync = on_player, on_node, on_resync
+        self._client = self.store.subscriber()
+        self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(self.inbox, self.everyone)
+        self._tasks = [
+            asyncio.ensure_future(self._read()),
+            asyncio.ensure_future(self._send()),
+        ]
+
+    async def stop(self, flush: float = 1.0) -> None:
+        """Send what is still in the outbox (for at most ``flush`` seconds), then stop."""
+        if not self._tasks:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._drained(), flush)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+        for future in self._calls.values():
+            future.cancel()
+        await self._close_link()
+        self._pubsub = self._client = None
+
+    async def _drained(self) -> None:
+        while self._outbox or not self._idle.is_set():
+            await self._idle.wait()
+            await asyncio.sleep(0)
+
+    # --- players connected here -------------------------------------------------------
+
+    async def watch_player(self, player_id: str) -> None:
+        """Hear what rooms run elsewhere send this player (they connected here)."""
+        if self._pubsub is None or player_id in self._players:
+            return
+        self._players.add(player_id)
+        await self._pubsub.subscribe(self.player_channel(player_id))
+
+    async def unwatch_player(self, player_id: str) -> None:
+        if self._pubsub is None or player_id not in self._players:
+            return
+        self._players.discard(player_id)
+        with contextlib.suppress(Exception):
+            await self._pubsub.unsubscribe(self.player_channel(player_id))
+
+    # --- sending ----------------------------------------------------------------------
+
+    def to_player(self, player_id: str, body: Body) -> None:
+        self._queue(self.player_channel(player_id), body)
+
+    def to_node(self, node: str, body: Body) -> None:
+        self._queue(self.node_channel(node), body)
+
+    def to_everyone(self, body: Body) -> None:
+        self._queue(self.everyone, body)
+
+    async def call(self, node: str, body: Body) -> Body:
+        """Send a request to ``node`` and wait for its answer (``RelayTimeout``)."""
+        call_id = next(self._ids)
+        future: asyncio.Future[Body] = asyncio.get_running_loop().create_future()
+        self._calls[call_id] = future
+        self.to_node(node, {**body, "call": call_id, "from": self.node})
+        try:
+            return await asyncio.wait_for(future, self.timeout)
+        except TimeoutError as exc:
+            raise RelayTimeout(f"{node} did not answer in {self.timeout:g} s") from exc
+        finally:
+            self._calls.pop(call_id, None)
+
+    def answer(self, request: Body, body: Body) -> None:
+        """Answer a request ``call`` made elsewhere."""
+        self.to_node(request["from"], {"t": "answer", "answer": request["call"], **body})
+
+    def _queue(self, channel: str, body: Body) -> None:
+        self._outbox.append((channel, pack(body)))
+        self._idle.clear()
+        self._wake.set()
+
+    async def _send(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._outbox:
+                batch, self._outbox = self._outbox, []
+                try:
+                    await self.store.publish_many(batch)
+                except StoreError as exc:
+                    log.warning("relay: %d messages to other processes lost: %s", len(batch), exc)
+            self._idle.set()
+
+    # --- receiving --------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        while True:
+            pubsub = self._pubsub
+            assert pubsub is not None
+            try:
+                message = await pubsub.get_message(timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("relay: lost the link to Redis (%s); listening again", exc)
+                await asyncio.sleep(RELISTEN_DELAY)
+                await self._resubscribe()
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            self._dispatch(message["channel"], message["data"])
+
+    async def _resubscribe(self) -> None:
+        """Listen again on every channel, on a fresh link (on a cluster, maybe to another
+        node); what came meanwhile is lost, so tell the app."""
+        await self._close_link()
+        client = self.store.subscriber()
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        self._client, self._pubsub = client, pubsub
+        try:
+            await pubsub.subscribe(
+                self.inbox, self.everyone, *(self.player_channel(p) for p in self._players)
+            )
+        except Exception as exc:
+            log.warning("relay: cannot listen yet: %s", exc)
+            return
+        self._on_resync()
+
+    async def _close_link(self) -> None:
+        pubsub, client = self._pubsub, self._client
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    def _dispatch(self, channel: bytes | str, data: bytes) -> None:
+        name = channel.decode() if isinstance(channel, bytes) else channel
+        try:
+            body: Body = unpack(data)
+        except Exception:
+            log.warning("relay: an unreadable message on %s", name)
+            return
+        if name in (self.inbox, self.everyone):
+            if body.get("t") == "answer":
+                future = self._calls.get(body["answer"])
+                if future is not None and not future.done():
+                    future.set_result(body)
+            else:
+                self._on_node(body)
+            return
+        player_prefix = f"{self._prefix}player:"
+        if name.startswith(player_prefix):
+            self._on_player(name[len(player_prefix) :], body)
+
+
+async def ignore_errors(job: Awaitable[None], what: str) -> None:
+    """Run a background job, logging instead of raising (nobody waits for it)."""
+    try:
+        await job
+    except Exception as exc:
+        log.info("%s: %s", what, exc)

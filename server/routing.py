@@ -1,0 +1,86 @@
+"""Room changes a player asks for, wherever their room runs.
+
+A ``RoomOp`` is what a player's process asks of the player's room: a game request, to join
+or watch it, to leave it, to be marked back (with a fresh snapshot) or gone. The process
+that runs the room applies it with ``apply_op``; any other process forwards it there through
+the relay first. It is the same code either way, so a room behaves alike for a player
+connected to its own process and for one connected elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from protocol.codec import ProtocolError, decode
+from protocol.errors import ErrorCode
+from protocol.messages import Request
+from server.rooms.room import Delivery, Room, RoomError
+from server.runner import RoomRunner
+
+OpKind = Literal["request", "join", "watch", "leave", "back", "gone"]
+
+
+@dataclass(frozen=True)
+class RoomOp:
+    kind: OpKind
+    player: str
+    #: The player's name (to take a seat with).
+    name: str = ""
+    #: The request as its client encoded it (``request`` only).
+    frame: bytes = b""
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "player": self.player, "name": self.name, "frame": self.frame}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> RoomOp:
+        return cls(data["kind"], data["player"], data.get("name", ""), data.get("frame", b""))
+
+
+async def apply_op(
+    runner: RoomRunner, op: RoomOp, clock: Callable[[], float], max_frame: int
+) -> None:
+    """Apply ``op`` to a room this process runs: save, then deliver (to players here and,
+    through the hub, to those connected elsewhere). Raises the room's refusal."""
+    player = op.player
+    if op.kind == "request":
+        try:
+            request = decode(op.frame, max_frame)
+        except ProtocolError as exc:
+            raise RoomError(exc.code, exc.message) from exc
+        if not isinstance(request, Request):
+            raise RoomError(ErrorCode.MALFORMED, "not a room request")
+        await runner.request(player, request)
+    elif op.kind in ("join", "watch"):
+        now = clock()
+        watch = op.kind == "watch"
+
+        def enter(room: Room) -> list[Delivery]:
+            out = room.watch(player) if watch else room.join(player, op.name, now)
+            return [(player, room.snapshot_for(player, now)), *out]
+
+        await runner.change(enter)
+    elif op.kind == "leave":
+        await runner.change(lambda room: room.leave(player))
+    elif op.kind == "back":
+        await _back(runner, player, clock)
+    else:
+        await runner.change(lambda room: room.set_connected(player, False))
+
+
+async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> None:
+    """A returning player gets their snapshot (showing them connected) and the others
+    learn they are back. If that cannot be saved they still get the snapshot."""
+
+    def back(room: Room) -> list[Delivery]:
+        out = room.set_connected(player, True)
+        others = [(p, m) for p, m in out if p != player]
+        return [(player, room.snapshot_for(player, clock())), *others]
+
+    try:
+        await runner.change(back)
+    except RoomError:
+        runner.hub.deliver([(player, runner.room.snapshot_for(player, clock()))])
+        raise

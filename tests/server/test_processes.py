@@ -1,0 +1,135 @@
+"""Several server processes on one Redis, behind a load balancer.
+
+Three real ``ddz-server`` processes share one Redis; three real headless clients connect
+through a balancer that hands each connection to the next process, so each person is on a
+different process. They meet through the one quick-match queue; the process that took the
+match runs the room and the others forward their players' requests to it and relay its
+messages back. Then the process that runs the room is killed with SIGKILL mid-deal (or
+stopped cleanly): its client reconnects through the balancer, another process takes the
+room over from the saved state, and the match completes with nothing lost or doubled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from server.store.redis_store import RedisStore
+from tests.redis_server import free_port, unique_prefix
+from tests.server.balancer import Balancer
+from tests.server.procs import (
+    TIMEOUT,
+    Client,
+    Message,
+    ServerProcess,
+    in_order_once,
+    journal_actions,
+    read_journal,
+    seen_actions,
+)
+
+LEASE_TTL = 2.0
+
+
+async def lease_port(url: str, prefix: str, code: str) -> int:
+    """The port of the process that holds the room's lease."""
+    store = await RedisStore.connect(url, 60, 60, prefix=prefix, wait=10)
+    try:
+        held = await store.lease_holder(code)
+    finally:
+        await store.close()
+    assert held is not None, "nobody runs the room"
+    node, _fence = held.rsplit(":", 1)
+    return int(node.rsplit(":", 1)[1])
+
+
+async def metric(port: int, name: str) -> float:
+    """A counter of the process at ``port``, read from its metrics page."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    body = (await reader.read()).decode()
+    writer.close()
+    (line,) = [x for x in body.splitlines() if x.startswith(name + " ")]
+    return float(line.split()[1])
+
+
+async def play_across_processes(
+    url: str, tmp_path: Path, stop_owner: str, lease_ttl: float
+) -> None:
+    prefix = unique_prefix()
+    store = ["--redis-url", url, "--key-prefix", prefix]
+    extra = ("--lease-ttl", str(lease_ttl), "--forward-timeout", "1", "--quick-match-wait", "60")
+    servers = [
+        ServerProcess(free_port(), store, tmp_path / f"server{i}.log", *extra) for i in range(3)
+    ]
+    await asyncio.gather(*(s.start() for s in servers))
+    balancer = await Balancer([s.port for s in servers]).start()
+    base = ["--server", f"ws://127.0.0.1:{balancer.port}", "--auto", "normal", "--json"]
+    clients: list[Client] = []
+    try:
+        for name in ("ann", "bo", "cy"):
+            client = await Client.start(*base, "--reconnect-for", "60", "--name", name, "quick")
+            clients.append(client)
+            await asyncio.wait_for(client.read_until(lambda m: m["type"] == "queued"), TIMEOUT)
+        assert sorted(balancer.handed) == sorted(s.port for s in servers)  # one on each
+
+        snapshot = await clients[0].read_until(lambda m: m["type"] == "snapshot")
+        code = snapshot["room"]["code"]
+        played = 0
+
+        def mid_trick(m: Message) -> bool:
+            nonlocal played
+            played += m["type"] == "played"
+            return played >= 4
+
+        await asyncio.wait_for(clients[0].read_until(mid_trick), TIMEOUT)
+        owner_port = await lease_port(url, prefix, code)
+        (owner,) = [s for s in servers if s.port == owner_port]
+        if stop_owner == "kill":
+            await owner.kill()
+        else:
+            await owner.stop()
+
+        codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
+        errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
+        assert codes == [0, 0, 0], errors
+        survivors = [s for s in servers if s is not owner]
+        taken = [await metric(s.port, "ddz_room_takeovers_total") for s in survivors]
+        assert sum(taken) == 1  # one of them took the room over
+        forwarded = [await metric(s.port, "ddz_forwarded_total") for s in survivors]
+        assert all(n > 0 for n in forwarded)  # both served a player in a room run elsewhere
+    finally:
+        for c in clients:
+            if c.proc.returncode is None:
+                c.proc.kill()
+                await c.proc.wait()
+        await balancer.stop()
+        await asyncio.gather(*(s.stop() for s in servers))
+
+    records = await read_journal(store, tmp_path, prefix, code)
+    journal, totals = journal_actions(records)
+    assert totals, "the match did not end"
+    for c in clients:
+        (end,) = [m for m in c.messages if m["type"] == "match_end"]
+        assert end["totals"] == totals
+        seen = seen_actions(c.messages)
+        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
+    kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
+    assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)
+
+
+async def test_three_processes_kill_9_of_the_rooms_process_mid_deal(
+    redis_url: str, tmp_path: Path
+) -> None:
+    await play_across_processes(redis_url, tmp_path, "kill", LEASE_TTL)
+
+
+async def test_a_clean_shutdown_hands_the_room_over_at_once(redis_url: str, tmp_path: Path) -> None:
+    # A lease that would outlast the whole test: only the handover can move the room.
+    await play_across_processes(redis_url, tmp_path, "stop", 3600.0)
+
+
+async def test_three_processes_on_a_redis_cluster_kill_9_mid_deal(
+    redis_cluster_url: str, tmp_path: Path
+) -> None:
+    await play_across_processes(redis_cluster_url, tmp_path, "kill", LEASE_TTL)

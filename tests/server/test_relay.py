@@ -1,0 +1,101 @@
+"""A room run by one process, its players connected to another: their requests are
+forwarded to the room's process and what the room sends them comes back through Redis.
+Refusals reach the sender, typed, and change nothing; a player who connects again to
+another process has their older connection closed; leaving from elsewhere frees them."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from websockets.exceptions import ConnectionClosed
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    CreateRoom,
+    Error,
+    JoinRoom,
+    Leave,
+    Left,
+    PlayRequest,
+    Queued,
+    QuickMatch,
+    SeatsChanged,
+    Snapshot,
+)
+from tests.redis_server import unique_prefix
+from tests.server.wire import RunningServer, running_server, wire_client
+
+
+@contextlib.asynccontextmanager
+async def two_processes(redis_url: str) -> AsyncIterator[tuple[RunningServer, RunningServer]]:
+    prefix = unique_prefix()
+    async with (
+        running_server(redis_url, key_prefix=prefix) as a,
+        running_server(redis_url, key_prefix=prefix) as b,
+    ):
+        yield a, b
+
+
+async def test_a_refusal_from_the_rooms_process_reaches_the_sender_and_changes_nothing(
+    redis_url: str,
+) -> None:
+    async with two_processes(redis_url) as (a, b):
+        async with wire_client(a.url, "host") as (host, _), wire_client(b.url, "ann") as (ann, _):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            await ann.send(JoinRoom(code=code))
+            snapshot = await ann.recv_type(Snapshot)
+            assert snapshot.room.code == code and snapshot.room.your_seat == 1
+            assert code in a.app.rooms and code not in b.app.rooms
+            before = a.app.rooms[code].room.to_data()
+            rid = await ann.send(PlayRequest(ranks=[3]))  # no match yet
+            error = await ann.recv_type(Error)
+            assert error.request_id == rid and error.code == ErrorCode.WRONG_PHASE
+            assert a.app.rooms[code].room.to_data() == before
+
+
+async def test_a_room_code_no_process_knows_is_refused(redis_url: str) -> None:
+    async with two_processes(redis_url) as (_, b), wire_client(b.url) as (ann, _):
+        await ann.send(JoinRoom(code="ZZZZZ"))
+        assert (await ann.recv_type(Error)).code == ErrorCode.NO_ROOM
+
+
+async def test_connecting_again_to_another_process_replaces_the_older_connection(
+    redis_url: str,
+) -> None:
+    async with two_processes(redis_url) as (a, b):
+        async with wire_client(a.url, "host") as (host, _):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            async with wire_client(b.url, "ann") as (ann, welcome):
+                await ann.send(JoinRoom(code=code))
+                await ann.recv_type(Snapshot)
+                async with wire_client(a.url, token=welcome.token) as (again, back):
+                    assert back.resumed and back.room == code
+                    assert (await again.recv_type(Snapshot)).room.your_seat == 1
+                    try:
+                        while True:
+                            await ann.recv(timeout=5)
+                    except ConnectionClosed as closed:
+                        assert closed.rcvd is not None and closed.rcvd.code == 4000
+                    seats = a.app.rooms[code].room.seats
+                    assert seats[1].connected  # the old link's end marked nobody gone
+
+
+async def test_leaving_a_room_run_elsewhere_frees_the_player(redis_url: str) -> None:
+    async with two_processes(redis_url) as (a, b):
+        async with wire_client(a.url, "host") as (host, _), wire_client(b.url, "ann") as (ann, _):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            await ann.send(JoinRoom(code=code))
+            await ann.recv_type(Snapshot)
+            await ann.send(QuickMatch())
+            assert (await ann.recv_type(Error)).code == ErrorCode.ALREADY_SEATED
+            await ann.send(Leave())
+            await ann.recv_type(Left)
+            seats = (await host.recv_type(SeatsChanged)).seats
+            while seats[1].kind != "empty":
+                seats = (await host.recv_type(SeatsChanged)).seats
+            await ann.send(QuickMatch())
+            await ann.recv_type(Queued)
