@@ -1,8 +1,9 @@
 """The websocket transport: a thin asyncio layer over ``App``.
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
-upgrading. SIGTERM (and SIGINT) stop accepting, stop the rooms' clocks and bots, close every
-connection with code 1001 and a reason, and return within the shutdown grace.
+upgrading (503 while Redis does not answer). SIGTERM (and SIGINT) stop accepting, stop the
+rooms' clocks and bots, hand the rooms to other processes, close every connection with code
+1001 and a reason, and return within the shutdown grace.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -32,11 +33,15 @@ log = logging.getLogger(__name__)
 HARD_FRAME_LIMIT = 1 << 20
 
 
-def _http(app: App) -> Callable[[ServerConnection, Request], Response | None]:
-    """Plain HTTP answers beside the websocket: ``/healthz`` and ``/metrics``."""
+def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
+    """Plain HTTP answers beside the websocket: ``/healthz`` (200 while Redis answers, 503
+    when it does not: a balancer or an upgrade script should not send players here) and
+    ``/metrics``."""
 
-    def answer(connection: ServerConnection, request: Request) -> Response | None:
+    async def answer(connection: ServerConnection, request: Request) -> Response | None:
         if request.path == "/healthz":
+            if not await app.store.ping():
+                return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
             return connection.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             body = app.metrics.exposition()

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +19,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import Snapshot, StartPractice
-from tests.redis_server import free_port, store_args
-from tests.server.wire import WireClient, wire_client
+from tests.redis_server import RedisProcess, free_port, store_args
+from tests.server.wire import WireClient, running_server, wire_client
 
 
 def start_server(data_dir: Path, *args: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -113,3 +114,25 @@ async def test_a_stopped_server_refuses_new_connections(
     with pytest.raises(OSError):
         async with connect(f"ws://127.0.0.1:{port}", open_timeout=2) as ws:
             WireClient(ws)
+
+
+def healthz(port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+async def test_healthz_says_503_while_redis_does_not_answer(tmp_path: Path) -> None:
+    redis = RedisProcess(tmp_path / "redis").start()
+    try:
+        async with running_server(redis.url) as srv:
+            port = int(srv.url.rsplit(":", 1)[1])
+            assert await asyncio.to_thread(healthz, port) == 200
+            redis.stop()
+            assert await asyncio.to_thread(healthz, port) == 503
+            redis.start()
+            assert await asyncio.to_thread(healthz, port) == 200
+    finally:
+        redis.stop()
