@@ -178,9 +178,9 @@ class App:
 
     async def _adopt_orphans(self) -> None:
         """Take over the rooms whose process died (their lease ran out)."""
-        for code in await self.store.active_rooms():
-            if code not in self.rooms and await self.store.lease_holder(code) is None:
-                await self._adopt(code)
+        others = [code for code in await self.store.active_rooms() if code not in self.rooms]
+        for code in await self.store.free_rooms(others):
+            await self._adopt(code)
 
     def stop(self) -> None:
         """Stop every room's timers and bots (the process is going down)."""

@@ -165,6 +165,7 @@ async def test_leases_of_rooms_on_every_node_are_renewed_and_released(
     assert await store.renew_leases({}, 30) == []
     assert await store.renew_leases(held, 0) == []  # released
     assert [await store.lease_holder(code) for code in CODES] == [None] * len(CODES)
+    assert await store.free_rooms(CODES) == CODES  # asked of every node in one pipeline
     later = {code: await store.acquire_lease(code, "b:2", ttl=30) for code in CODES}
     assert all(later[code] > tokens[code] for code in CODES)
     lost = CODES[::3]

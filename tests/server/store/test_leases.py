@@ -37,6 +37,14 @@ async def test_one_node_holds_a_lease_and_a_later_one_gets_a_higher_token(
     assert await store.renew_leases({"ROOM1": f"a:1:{first}"}, 30) == ["ROOM1"]  # not a's
 
 
+async def test_the_rooms_nobody_runs_are_found_in_one_question(store: RedisStore) -> None:
+    await store.acquire_lease("HELD1", "a:1", ttl=30)
+    token = await store.acquire_lease("GONE1", "a:1", ttl=30)
+    await store.renew_leases({"GONE1": f"a:1:{token}"}, 0)  # let go
+    assert await store.free_rooms(["HELD1", "GONE1", "NEVER"]) == ["GONE1", "NEVER"]
+    assert await store.free_rooms([]) == []
+
+
 async def test_a_stale_owners_write_is_refused(store: RedisStore) -> None:
     old = await store.acquire_lease("ROOM2", "a:1", ttl=0.2)
     await store.save_room("ROOM2", -1, 0, pack({"version": 0}), [], fence=old)
