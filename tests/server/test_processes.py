@@ -90,6 +90,9 @@ async def play_across_processes(
         else:
             await owner.stop()
 
+        (moved,) = [
+            c for c, port in zip(clients, balancer.handed, strict=False) if port == owner_port
+        ]
         codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
         errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
         assert codes == [0, 0, 0], errors
@@ -106,6 +109,10 @@ async def play_across_processes(
         await balancer.stop()
         await asyncio.gather(*(s.stop() for s in servers))
 
+    # the owner's own player came back through the balancer, to another process
+    welcomes = [m["resumed"] for m in moved.messages if m["type"] == "welcome"]
+    assert welcomes[0] is False and len(welcomes) >= 2 and all(welcomes[1:])
+    assert len(balancer.handed) > len(servers)
     records = await read_journal(store, tmp_path, prefix, code)
     journal, totals = journal_actions(records)
     assert totals, "the match did not end"
