@@ -456,6 +456,15 @@ class App:
             return
         raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")
 
+    async def _entered(self, code: str, player: str) -> bool:
+        """Whether the stored room has the player in it (after an unanswered join: their
+        snapshot came, or comes, from the room's process)."""
+        try:
+            room = await self._peek(code)
+        except StoreError:
+            return False
+        return room is not None and room.is_member(player)
+
     async def _peek(self, code: str) -> Room | None:
         """The room as it stands (here) or as stored (run elsewhere); None when it is
         unknown or over."""
@@ -475,9 +484,13 @@ class App:
         return session.room
 
     async def _require_free(self, session: Session) -> None:
-        """One person, one place: not in a room, not in the queue."""
+        """One person, one place: not in a room, not in the queue. A session naming a room
+        that does not have them (a join that was never answered, then not applied) is
+        free."""
         if session.room is not None:
-            raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
+            if await self._entered(session.room, session.player_id):
+                raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
+            session.room = None
         if await self.store.is_queued(session.player_id):
             raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
 
@@ -698,7 +711,12 @@ class App:
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:
             await self._room_op(code, op)
-        except (RoomError, GameError):
+        except (RoomError, GameError) as exc:
+            if exc.code == ErrorCode.UNAVAILABLE:
+                # Unanswered: the room's process may have taken them in (their snapshot then
+                # comes from it). The session keeps naming the room; the next request that
+                # needs them free looks at the stored room to know.
+                raise
             with contextlib.suppress(StoreError):
                 await self.sessions.set_room(session, None)
             session.room = None

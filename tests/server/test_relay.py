@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
@@ -99,3 +100,35 @@ async def test_leaving_a_room_run_elsewhere_frees_the_player(redis_url: str) -> 
                 seats = (await host.recv_type(SeatsChanged)).seats
             await ann.send(QuickMatch())
             await ann.recv_type(Queued)
+
+
+async def test_a_join_whose_answer_is_lost_seats_the_player_once(redis_url: str) -> None:
+    """The process running the room takes ann in, but her process gives up waiting for the
+    answer: she gets a retryable error, then her snapshot from the room's process, and a
+    second try finds her seated instead of seating her twice."""
+    prefix = unique_prefix()
+    async with (
+        running_server(redis_url, key_prefix=prefix) as a,
+        running_server(redis_url, key_prefix=prefix, forward_timeout=0.000001) as b,
+    ):
+        async with wire_client(a.url, "host") as (host, _), wire_client(b.url, "ann") as (ann, _):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            await ann.send(JoinRoom(code=code))
+            got: dict[type, Any] = {}
+            while len(got) < 2:  # in either order
+                message = await ann.recv()
+                if isinstance(message, Error | Snapshot):
+                    got[type(message)] = message
+            assert got[Error].code == ErrorCode.UNAVAILABLE
+            assert got[Snapshot].room.your_seat == 1
+            await ann.send(JoinRoom(code=code))
+            assert (await ann.recv_type(Error)).code == ErrorCode.ALREADY_SEATED
+            seats = a.app.rooms[code].room.seats
+            assert [seat.player_id for seat in seats].count(ann_id(seats)) == 1
+
+
+def ann_id(seats: list[Any]) -> str:
+    (player,) = [seat.player_id for seat in seats if seat.name == "ann"]
+    assert isinstance(player, str)
+    return player
