@@ -6,35 +6,48 @@ state that has moved on (another process, a stale owner) is refused with ``Store
 Any failure to reach Redis is ``StoreUnavailable``, which the server turns into a retryable
 error rather than acknowledge what it could not save.
 
-The same store runs on one Redis or on a Redis Cluster (``connect`` asks the server which;
-``from_url`` takes a ``redis+cluster://`` URL for one). Every script touches the keys of one
-hash tag only (a room's ``{CODE}``, the queue's ``{quick}``, one session key), so each runs on
-the one node that owns them; nothing uses MULTI/EXEC (redis-py's cluster transactions run
-each queued command on a thread of its own), and the pipelines hold only EVAL and PUBLISH,
-which a cluster pipeline sends node by node.
+Which Redis it speaks to (one, a cluster, a Sentinel-managed primary) is
+``server/store/clients.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import random
-import time
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import msgpack
 from redis import exceptions as redis_errors
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.connection import SSLConnection, parse_url
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.typing import EncodableT
+from redis.asyncio.sentinel import Sentinel
 
+from server.store.clients import (
+    TIMEOUT,
+    SentinelTarget,
+    WaitingCluster,
+    WaitingSentinelPool,
+    await_primary,
+    cluster_client,
+    is_cluster,
+    sentinel_client,
+    sentinel_for,
+    single_client,
+    split_cluster_hint,
+    split_sentinel_url,
+    with_address,
+)
+from server.store.errors import StoreConflict as StoreConflict
+from server.store.errors import StoreError as StoreError
+from server.store.errors import StoreFailure as StoreFailure
+from server.store.errors import StoreFenced as StoreFenced
+from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.keys import DEFAULT_PREFIX, Keys
+
+log = logging.getLogger(__name__)
 
 #: KEYS: state hash, log stream. ARGV: expected version (-1: none yet), new version, state
 #: blob, TTL seconds (0: none), the writer's fencing token (0: none), then one blob per
@@ -141,48 +154,6 @@ if #found > 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return found
 """
 
-#: Redis connections one process keeps at most; more requests than this at once queue. On a
-#: cluster it bounds the requests in flight, so no node's pool is ever asked for more.
-POOL_SIZE = 256
-#: Seconds a request waits for a connection, to connect, and for its answer.
-TIMEOUT = 2.0
-
-#: URL schemes that say "this is a Redis Cluster" without asking it.
-CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
-
-StoreFailure = (
-    redis_errors.ConnectionError,
-    redis_errors.TimeoutError,
-    redis_errors.BusyLoadingError,
-    OSError,
-    # a cluster down or failing over (ClusterDownError, MasterDownError, "TTL exhausted")
-    redis_errors.ClusterError,
-    # a redirection the cluster client did not follow (AskError, MovedError) or a slot
-    # being migrated (TryAgainError)
-    redis_errors.AskError,
-    redis_errors.TryAgainError,
-    # no node reachable, a slot not covered (SlotNotCoveredError), ...
-    redis_errors.RedisClusterException,
-)
-
-log = logging.getLogger(__name__)
-
-
-class StoreError(Exception):
-    """Base of the store's errors."""
-
-
-class StoreUnavailable(StoreError):
-    """Redis could not be reached or answered with an error: nothing was saved."""
-
-
-class StoreConflict(StoreError):
-    """The stored version is not the one this write was built on."""
-
-
-class StoreFenced(StoreConflict):
-    """A later owner of the room has written it: this process runs it no more."""
-
 
 def pack(data: Any) -> bytes:
     return cast(bytes, msgpack.packb(data, use_bin_type=True))
@@ -190,113 +161,6 @@ def pack(data: Any) -> bytes:
 
 def unpack(blob: bytes) -> Any:
     return msgpack.unpackb(blob, raw=False, strict_map_key=False)
-
-
-def split_cluster_hint(url: str) -> tuple[str, bool]:
-    """``redis+cluster://H:P/0`` → (``redis://H:P/0``, True); any other URL → (url, False)."""
-    scheme, sep, rest = url.partition("://")
-    if sep and scheme.lower() in CLUSTER_SCHEMES:
-        return f"{CLUSTER_SCHEMES[scheme.lower()]}://{rest}", True
-    return url, False
-
-
-def _with_address(url: str, host: str, port: int) -> str:
-    """The URL with its host and port replaced (credentials, database, options kept)."""
-    parts = urlsplit(url)
-    userinfo = parts.netloc.rpartition("@")[0]
-    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    netloc = f"{userinfo}@{address}" if userinfo else address
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-class WaitingCluster(RedisCluster):
-    """A ``RedisCluster`` whose requests wait (up to ``TIMEOUT``) for one of ``POOL_SIZE``
-    places rather than fail: a cluster node's pool refuses a connection past its size
-    (``MaxConnectionsError``), where the single Redis's ``BlockingConnectionPool`` waits."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._places = asyncio.Semaphore(POOL_SIZE)
-
-    @contextlib.asynccontextmanager
-    async def place(self) -> AsyncIterator[None]:
-        """Hold one of the places for a request (a pipeline holds one for all its nodes)."""
-        if self._places.locked():
-            try:
-                async with asyncio.timeout(TIMEOUT):
-                    await self._places.acquire()
-            except TimeoutError:
-                raise redis_errors.ConnectionError("no cluster connection available") from None
-        else:
-            await self._places.acquire()
-        try:
-            yield
-        finally:
-            self._places.release()
-
-    async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
-        async with self.place():
-            return await super().execute_command(*args, **kwargs)
-
-
-def _single_client(url: str) -> Redis:
-    # A burst past the pool's size waits for a connection instead of failing (redis-py's
-    # plain pool refuses with "Too many connections", which the load test hit).
-    pool = BlockingConnectionPool.from_url(
-        url,
-        max_connections=POOL_SIZE,
-        timeout=TIMEOUT,
-        socket_timeout=TIMEOUT,
-        socket_connect_timeout=TIMEOUT,
-        # a pooled connection that Redis dropped (a restart) is retried, reconnected
-        retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
-        retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
-    )
-    return Redis(connection_pool=pool)
-
-
-def _cluster_client(url: str) -> WaitingCluster:
-    # No I/O here: the client finds the nodes and their slots at its first request. Failed
-    # requests (a node down, the cluster failing over) are tried again up to 3 times, each
-    # on a freshly read slot map; MOVED and ASK redirections are followed.
-    return WaitingCluster(
-        **{
-            **_url_options(url),
-            "max_connections": POOL_SIZE,
-            "socket_timeout": TIMEOUT,
-            "socket_connect_timeout": TIMEOUT,
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
-        }
-    )
-
-
-def _url_options(url: str) -> dict[str, Any]:
-    """``RedisCluster.from_url``'s reading of the URL (a TLS URL becomes ``ssl=True``)."""
-    options = dict(parse_url(url))
-    if options.pop("connection_class", None) is SSLConnection:
-        options["ssl"] = True
-    return options
-
-
-async def _is_cluster(url: str, wait: float | None, interval: float = 1.0) -> bool:
-    """Ask the Redis at ``url`` whether it is a cluster node (``INFO cluster``). While it
-    does not answer, ask again every ``interval`` for up to ``wait`` seconds (None: for as
-    long as it takes), then give up with ``StoreUnavailable``."""
-    if url.startswith("unix:"):
-        return False  # a cluster is spoken to over TCP only
-    deadline = None if wait is None else time.monotonic() + wait
-    while True:
-        probe = Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
-        try:
-            info: Any = await probe.info("cluster")
-            return str(info.get("cluster_enabled", 0)) == "1"
-        except StoreFailure as exc:
-            if deadline is not None and time.monotonic() + interval > deadline:
-                raise StoreUnavailable(f"Redis at {url} does not answer: {exc}") from exc
-            log.warning("waiting for Redis to answer: %s", exc)
-        finally:
-            await probe.aclose()
-        await asyncio.sleep(interval)
 
 
 class RedisStore:
@@ -310,6 +174,11 @@ class RedisStore:
         self.redis = redis
         #: The URL the store was opened with (``subscriber`` connects alongside it).
         self.url: str | None = None
+        #: The Sentinels and the service, for a store on a Sentinel-managed primary.
+        self.sentinel_target: SentinelTarget | None = None
+        self._sentinel: Sentinel | None = None
+        #: Subscribers given out on Sentinel, cut off when the primary moves.
+        self._subscribers: weakref.WeakSet[Redis] = weakref.WeakSet()
         self.keys = Keys(prefix)
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
@@ -327,9 +196,14 @@ class RedisStore:
     ) -> RedisStore:
         """A store on the Redis at ``url``, without connecting yet: a single Redis, or a
         Redis Cluster when the URL says so (``redis+cluster://`` or ``rediss+cluster://``,
-        any one node's address). ``connect`` finds out by asking instead."""
+        any one node's address), or the primary that Redis Sentinel names
+        (``redis+sentinel://``, see ``split_sentinel_url``). ``connect`` finds out whether
+        it is a cluster by asking instead."""
+        target = split_sentinel_url(url)
+        if target is not None:
+            return cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix)
         base, cluster = split_cluster_hint(url)
-        redis = _cluster_client(base) if cluster else _single_client(base)
+        redis = cluster_client(base) if cluster else single_client(base)
         store = cls(redis, finished_ttl, session_ttl, prefix)
         store.url = base
         return store
@@ -344,24 +218,73 @@ class RedisStore:
         wait: float | None = None,
     ) -> RedisStore:
         """A store on the Redis at ``url``, a Redis Cluster if that server says it is a
-        cluster node (``INFO cluster``: ``cluster_enabled:1``; any node's address will do).
-        Waits for Redis to answer, up to ``wait`` seconds (None: as long as it takes), then
-        raises ``StoreUnavailable``."""
+        cluster node (``INFO cluster``: ``cluster_enabled:1``; any node's address will do),
+        the primary that Redis Sentinel names for a ``redis+sentinel://`` URL. Waits for
+        Redis (on Sentinel: the primary the Sentinels name) to answer, up to ``wait``
+        seconds (None: as long as it takes), then raises ``StoreUnavailable``."""
+        target = split_sentinel_url(url)
+        if target is not None:
+            store = cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix)
+            try:
+                await await_primary(cast(Redis, store.redis), target, wait)
+            except BaseException:
+                await store.close()
+                raise
+            return store
         base, cluster = split_cluster_hint(url)
         if not cluster:
-            cluster = await _is_cluster(base, wait)
-        redis = _cluster_client(base) if cluster else _single_client(base)
+            cluster = await is_cluster(base, wait)
+        redis = cluster_client(base) if cluster else single_client(base)
         store = cls(redis, finished_ttl, session_ttl, prefix)
         store.url = base
         return store
+
+    @classmethod
+    def _on_sentinel(
+        cls,
+        url: str,
+        target: SentinelTarget,
+        finished_ttl: float,
+        session_ttl: float,
+        prefix: str,
+    ) -> RedisStore:
+        sentinel = sentinel_for(target)
+        client = sentinel_client(sentinel, target)
+        store = cls(client, finished_ttl, session_ttl, prefix)
+        store.url = url
+        store.sentinel_target = target
+        store._sentinel = sentinel
+        pool = client.connection_pool
+        if isinstance(pool, WaitingSentinelPool):
+            pool.on_moved = store._primary_moved
+        return store
+
+    async def _primary_moved(self, primary: tuple[str, int]) -> None:
+        """The Sentinels name a new primary: drop the links of the subscribers still on the
+        old one, which may be up and a primary yet (a manual failover) but no longer hears
+        what is published. Their owners see the link drop and subscribe again, there."""
+        for client in list(self._subscribers):
+            pool = client.connection_pool
+            address = getattr(pool, "master_address", None)
+            if address is not None and (address[0], int(address[1])) == primary:
+                continue  # subscribed on the new primary already
+            with contextlib.suppress(Exception):
+                await pool.disconnect()
 
     @property
     def cluster(self) -> bool:
         """Whether this store speaks to a Redis Cluster."""
         return isinstance(self.redis, RedisCluster)
 
+    @property
+    def sentinel(self) -> bool:
+        """Whether this store speaks to the primary that Redis Sentinel names."""
+        return self._sentinel is not None
+
     async def close(self) -> None:
         await self.redis.aclose()
+        if self._sentinel is not None:
+            await self._sentinel.aclose()
 
     async def _unavailable(self, message: str) -> StoreUnavailable:
         """The error to raise when Redis failed us. Idle pooled connections are dropped
@@ -619,9 +542,34 @@ class RedisStore:
         timeout, as a subscriber waits for messages. On a single Redis it connects where
         the store does; on a cluster to one primary node (chosen at random, so processes
         spread over the nodes), since a PUBLISH on any node reaches every node's
-        subscribers."""
+        subscribers; on Sentinel to the node the Sentinels name as the primary when it
+        connects. After a failover, its link is dropped once the store sees that the
+        Sentinels name another primary (within about ``SENTINEL_CHECK`` of its next
+        request), as it would be when the Sentinel demotes the old primary (about ten
+        seconds on), or at once when the old primary died: a new subscriber then finds the
+        new primary."""
         if self.url is None:
             raise RuntimeError("subscriber() needs a store opened by from_url or connect")
+        if self._sentinel is not None and self.sentinel_target is not None:
+            target = self.sentinel_target
+            options = {
+                k: v for k, v in target.options.items() if k not in ("max_connections", "timeout")
+            }
+            # redis-py's own pool (one connection is all a subscriber takes); no retries,
+            # so a dropped link is the caller's to see, not silently subscribed again
+            subscriber: Redis = self._sentinel.master_for(
+                target.service,
+                redis_class=Redis,
+                **{
+                    **options,
+                    "socket_timeout": None,
+                    "socket_connect_timeout": TIMEOUT,
+                    "socket_keepalive": True,
+                    "health_check_interval": 30,
+                },
+            )
+            self._subscribers.add(subscriber)
+            return subscriber
         url = self.url
         if isinstance(self.redis, RedisCluster):
             nodes = self.redis.get_primaries() or list(
@@ -629,7 +577,7 @@ class RedisStore:
             )
             if nodes:
                 node = random.choice(nodes)
-                url = _with_address(url, node.host, int(node.port))
+                url = with_address(url, node.host, int(node.port))
         tcp: dict[str, Any] = {} if url.startswith("unix:") else {"socket_keepalive": True}
         return Redis.from_url(
             url,
