@@ -103,7 +103,7 @@ async def test_a_strong_decision_does_not_block_the_event_loop(warm_pool: list[i
     assert elapsed > 0.3  # it did search
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= 20
-    assert max(gaps) < 0.1
+    assert max(gaps) < 0.25  # a loop blocked by the search would miss 0.3 s and more
 
 
 async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[int]) -> None:
@@ -114,12 +114,14 @@ async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[
     jobs = [pool.choose("strong", lead_view(), factory=factory, budget=budget) for _ in range(4)]
     results = await asyncio.gather(*jobs)
     assert all(isinstance(r, PlayRequest) for r in results)
-    assert time.monotonic() - start < budget + 0.15
+    # had a queued decision searched a whole budget after its wait, this would take two
+    # budgets or more
+    assert time.monotonic() - start < 1.75 * budget
 
 
 async def test_a_late_pool_falls_back_inline(warm_pool: list[int]) -> None:
     start = time.monotonic()
     request = await pool.choose("strong", lead_view(), factory=SlowBot, budget=0.3)
-    assert time.monotonic() - start < 0.3 + pool.GRACE + 0.1
+    assert time.monotonic() - start < 1.0  # not the 1.5 s the slow bot thinks
     assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
     assert not isinstance(request, PassRequest)
