@@ -43,6 +43,15 @@ async def lease_port(url: str, prefix: str, code: str) -> int:
     return int(node.rsplit(":", 1)[1])
 
 
+async def still_playing(url: str, prefix: str, code: str) -> bool:
+    store = await RedisStore.connect(url, 60, 60, prefix=prefix, wait=10)
+    try:
+        data = await store.load_room(code)
+    finally:
+        await store.close()
+    return data is not None and data.get("closed") is None
+
+
 async def metric(port: int, name: str) -> float:
     """A counter of the process at ``port``, read from its metrics page."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -51,6 +60,23 @@ async def metric(port: int, name: str) -> float:
     writer.close()
     (line,) = [x for x in body.splitlines() if x.startswith(name + " ")]
     return float(line.split()[1])
+
+
+async def check_nothing_lost_or_doubled(
+    store: list[str], tmp_path: Path, prefix: str, code: str, clients: list[Client]
+) -> None:
+    """The journal replays to the end, every client was told its totals, every action a
+    client saw is in it once and in order, and it holds no action twice."""
+    records = await read_journal(store, tmp_path, prefix, code)
+    journal, totals = journal_actions(records)
+    assert totals, "the match did not end"
+    for c in clients:
+        (end,) = [m for m in c.messages if m["type"] == "match_end"]
+        assert end["totals"] == totals
+        seen = seen_actions(c.messages)
+        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
+    kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
+    assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)
 
 
 async def play_across_processes(
@@ -113,16 +139,7 @@ async def play_across_processes(
     welcomes = [m["resumed"] for m in moved.messages if m["type"] == "welcome"]
     assert welcomes[0] is False and len(welcomes) >= 2 and all(welcomes[1:])
     assert len(balancer.handed) > len(servers)
-    records = await read_journal(store, tmp_path, prefix, code)
-    journal, totals = journal_actions(records)
-    assert totals, "the match did not end"
-    for c in clients:
-        (end,) = [m for m in c.messages if m["type"] == "match_end"]
-        assert end["totals"] == totals
-        seen = seen_actions(c.messages)
-        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
-    kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
-    assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)
+    await check_nothing_lost_or_doubled(store, tmp_path, prefix, code, clients)
 
 
 async def test_three_processes_kill_9_of_the_rooms_process_mid_deal(
@@ -140,3 +157,43 @@ async def test_three_processes_on_a_redis_cluster_kill_9_mid_deal(
     redis_cluster_url: str, tmp_path: Path
 ) -> None:
     await play_across_processes(redis_cluster_url, tmp_path, "kill", LEASE_TTL)
+
+
+async def test_a_rolling_restart_of_every_process_loses_no_match(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """An upgrade: each process in turn is stopped (SIGTERM) and started again while a
+    9-deal private room plays on; its rooms and its players move to the others."""
+    prefix = unique_prefix()
+    store = ["--redis-url", redis_url, "--key-prefix", prefix]
+    extra = ("--lease-ttl", "3600", "--forward-timeout", "1")
+    servers = [
+        ServerProcess(free_port(), store, tmp_path / f"server{i}.log", *extra) for i in range(3)
+    ]
+    await asyncio.gather(*(s.start() for s in servers))
+    balancer = await Balancer([s.port for s in servers]).start()
+    base = ["--server", f"ws://127.0.0.1:{balancer.port}", "--auto", "normal", "--json"]
+    base += ["--reconnect-for", "60"]
+    clients: list[Client] = []
+    try:
+        host = await Client.start(*base, "--name", "host", "create", "--deals", "9")
+        clients.append(host)
+        code = (await host.read_until(lambda m: m["type"] == "snapshot"))["room"]["code"]
+        for name in ("ann", "bo"):
+            clients.append(await Client.start(*base, "--name", name, "join", code))
+        for server in servers:  # one process at a time, a deal apart
+            await asyncio.wait_for(host.read_until(lambda m: m["type"] == "deal_end"), TIMEOUT)
+            await server.stop()
+            await server.start()
+        assert await still_playing(redis_url, prefix, code)  # every restart was mid-match
+        codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
+        errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
+        assert codes == [0, 0, 0], errors
+    finally:
+        for c in clients:
+            if c.proc.returncode is None:
+                c.proc.kill()
+                await c.proc.wait()
+        await balancer.stop()
+        await asyncio.gather(*(s.stop() for s in servers))
+    await check_nothing_lost_or_doubled(store, tmp_path, prefix, code, clients)
