@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import socket
@@ -424,6 +425,7 @@ class App:
     async def _room_op(self, code: str, op: RoomOp) -> None:
         """Apply ``op`` to room ``code`` wherever it runs: here, at the process holding its
         lease (forwarded), or here after taking it over when nobody holds it."""
+        op = dataclasses.replace(op, node=self.node)
         for _ in range(ROUTE_TRIES):
             runner = self.rooms.get(code)
             if runner is not None:

@@ -30,21 +30,43 @@ class RoomOp:
     name: str = ""
     #: The request as its client encoded it (``request`` only).
     frame: bytes = b""
+    #: The process the player is connected to, which asks.
+    node: str = ""
 
     def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "player": self.player, "name": self.name, "frame": self.frame}
+        return {
+            "kind": self.kind,
+            "player": self.player,
+            "name": self.name,
+            "frame": self.frame,
+            "node": self.node,
+        }
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> RoomOp:
-        return cls(data["kind"], data["player"], data.get("name", ""), data.get("frame", b""))
+        return cls(
+            data["kind"],
+            data["player"],
+            data.get("name", ""),
+            data.get("frame", b""),
+            data.get("node", ""),
+        )
 
 
 async def apply_op(
     runner: RoomRunner, op: RoomOp, clock: Callable[[], float], max_frame: int
 ) -> None:
     """Apply ``op`` to a room this process runs: save, then deliver (to players here and,
-    through the hub, to those connected elsewhere). Raises the room's refusal."""
+    through the hub, to those connected elsewhere). Raises the room's refusal.
+
+    The runner remembers through which process each player last came in; a ``gone`` from
+    another process (one that saw an old connection drop after the player had connected
+    again elsewhere) is stale and changes nothing."""
     player = op.player
+    if op.kind in ("join", "watch", "back"):
+        runner.via[player] = op.node
+    elif op.kind == "gone" and runner.via.get(player, op.node) != op.node:
+        return
     if op.kind == "request":
         try:
             request = decode(op.frame, max_frame)

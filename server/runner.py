@@ -81,6 +81,8 @@ class RoomRunner:
         self._bot: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
+        #: Player id to the process they last came in through (see ``routing.apply_op``).
+        self.via: dict[str, str] = {}
 
     @property
     def code(self) -> str:

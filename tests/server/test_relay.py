@@ -24,6 +24,7 @@ from protocol.messages import (
     SeatsChanged,
     Snapshot,
 )
+from server.routing import RoomOp
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server, wire_client
 
@@ -82,6 +83,11 @@ async def test_connecting_again_to_another_process_replaces_the_older_connection
                         assert closed.rcvd is not None and closed.rcvd.code == 4000
                     seats = a.app.rooms[code].room.seats
                     assert seats[1].connected  # the old link's end marked nobody gone
+                    # B seeing the old link drop late: stale, it changes nothing
+                    await b.app._room_op(code, RoomOp("gone", welcome.player_id))
+                    assert a.app.rooms[code].room.seats[1].connected
+                    await a.app._room_op(code, RoomOp("gone", welcome.player_id))
+                    assert not a.app.rooms[code].room.seats[1].connected  # A's is not
 
 
 async def test_leaving_a_room_run_elsewhere_frees_the_player(redis_url: str) -> None:
