@@ -118,7 +118,7 @@ async def test_a_deadline_holds_across_a_restart(redis_url: str) -> None:
     await asyncio.sleep(turn.deadline - time.time() + 0.3)  # down past the deadline
     restarted = time.time()
     async with running_server(redis_url, key_prefix=prefix, **timing) as srv:
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(8):
             while True:
                 records = await srv.app.store.read_log(code)
                 if any(r["k"] == "cmd" and r["cmd"]["type"] == "Timeout" for r in records):
@@ -126,8 +126,9 @@ async def test_a_deadline_holds_across_a_restart(redis_url: str) -> None:
                 await asyncio.sleep(0.02)
     timeouts = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Timeout"]
     assert timeouts[0]["cmd"]["seat"] == 0
-    # at once, not after a fresh 10 s clock
-    assert restarted <= timeouts[0]["now"] < restarted + 1.0
+    # at once (as soon as the server is up: its start may take a second or two on a busy
+    # machine), not after a fresh 10 s clock
+    assert restarted <= timeouts[0]["now"] < restarted + 5.0
 
 
 async def test_while_redis_is_away_commands_are_refused_then_the_match_goes_on(
