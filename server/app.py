@@ -1,11 +1,11 @@
 """The server's lobby and dispatch: sessions, room codes, routing each request, and bringing
 every unfinished match back after a restart.
 
-Several processes may share one Redis. Each room is run by the one process holding its
-lease; a player may be connected to any process. A change a player asks of their room is a
-``RoomOp``: applied here when this process runs the room, else forwarded through the relay
-to the process that does (and taken over here first when nobody does: its process died).
-What a room sends to a player connected elsewhere is relayed to that player's process.
+Several processes may share one Redis. A player may be connected to any of them; each
+room runs on one (``RoomDirectory``), and a change a player asks of their room is a
+``RoomOp`` that the directory applies wherever the room runs. What a room sends to a player
+connected elsewhere is relayed to that player's process, which this module hands to their
+sockets (and reads for what it says of their session: in a room, or out of it).
 
 Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
 first), the room, then the room's own checks (phase, turn, state version, rules). A refused
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import secrets
 import socket
@@ -54,14 +53,15 @@ from protocol.messages import (
     Welcome,
 )
 from server.bots import pool
+from server.directory import RoomDirectory
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.metrics import Metrics
 from server.quick import QuickMatcher
-from server.relay import Body, Relay, RelayTimeout
+from server.relay import Body, Relay
 from server.rooms.room import Clocks, Room, RoomError, Seat
-from server.routing import RoomOp, apply_op
+from server.routing import RoomOp
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
 from server.settings import BOT_DELAYS, Settings
@@ -78,8 +78,6 @@ CLOSE_REPLACED = 4000
 CODE_TRIES = 8
 #: Most rooms a room list names.
 LIST_LIMIT = 50
-#: Tries at reaching a room that is changing process (its owner let it go meanwhile).
-ROUTE_TRIES = 4
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -100,10 +98,9 @@ class App:
         self.store = store
         self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
         self.clock = clock
-        self.metrics = Metrics(lambda: len(self.hub.all), self._room_states)
+        self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.directory.states())
         self.hub = Hub(self.metrics.observe_events)
         self.sessions = Sessions(store)
-        self.rooms: dict[str, RoomRunner] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -113,8 +110,16 @@ class App:
         self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
         self.relay = Relay(store, self.node, settings.forward_timeout)
         self.hub.elsewhere = self._relay_to_player
-        #: Set once the process is going down: it takes no room over and forwards nothing.
-        self.closing = False
+        self.directory = RoomDirectory(
+            self.node, settings, store, self.hub, self.relay, self.metrics, self.rng, clock
+        )
+        self.directory.on_closed = self._room_closed
+        self.directory.on_adopted = self._call_back
+
+    @property
+    def rooms(self) -> dict[str, RoomRunner]:
+        """The rooms this process runs, by code."""
+        return self.directory.rooms
 
     # --- start and stop ---------------------------------------------------------------
 
@@ -124,69 +129,26 @@ class App:
         await self.relay.start(self._from_relay, self._node_request, self._resync)
         await self.recover()
         self.matcher.start()
-        self._lease_task = asyncio.ensure_future(self._keep_leases())
+        self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
         another process may run them at once (the process is going down)."""
-        self.closing = True
+        self.directory.closing = True
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()
-        self.stop()
         pool.shutdown()
-        leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
-        self.rooms.clear()
-        if leases:
-            try:
-                await self.store.renew_leases(leases, 0)
-            except StoreError as exc:
-                log.warning("could not release room leases: %s", exc)
-            self.relay.to_everyone({"t": "adopt", "codes": sorted(leases)})
+        await self.directory.hand_over()
         await self.relay.stop()
 
     async def recover(self) -> int:
         """Load every unfinished room from the store and set its clock and bots going; the
         time spent down counts against the seat on turn. Returns how many came back."""
         for code in await self.store.active_rooms():
-            await self._adopt(code)
+            await self.directory.adopt(code)
         log.info("recovered %d rooms", len(self.rooms))
         return len(self.rooms)
-
-    async def _adopt(self, code: str) -> None:
-        """Run a stored room that no live process runs (its lease is free, or this node's
-        from before a restart); its people are disconnected until they come back, and
-        those connected to other processes are told to come back here."""
-        if code in self.rooms or self.closing:
-            return
-        fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
-        if fence == 0 or code in self.rooms:
-            return  # another process runs it (or this one, adopted meanwhile)
-        data = await self.store.load_room(code)
-        if data is None or data.get("closed") is not None:
-            await self.store.forget_active(code)
-            await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
-            return
-        runner = self._runner(Room.from_data(data), saved=True, fence=fence)
-        self.metrics.room_takeovers.inc()
-        with contextlib.suppress(RoomError, GameError):
-            await runner.change(lambda r: r.all_disconnected())
-        for player in {*runner.room.people(), *runner.room.watchers}:
-            if self.hub.connected(player):
-                self._background(self._come_back(player, code))
-            else:
-                self.relay.to_player(player, {"rejoin": code})
-
-    async def _adopt_orphans(self) -> None:
-        """Take over the rooms whose process died (their lease ran out)."""
-        others = [code for code in await self.store.active_rooms() if code not in self.rooms]
-        for code in await self.store.free_rooms(others):
-            await self._adopt(code)
-
-    def stop(self) -> None:
-        """Stop every room's timers and bots (the process is going down)."""
-        for runner in self.rooms.values():
-            runner.stop()
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -223,11 +185,6 @@ class App:
         self.metrics.requests.labels(kind, outcome).inc()
         self.metrics.latency.labels(kind).observe(time.perf_counter() - started)
 
-    def _room_states(self) -> list[str]:
-        return [
-            "waiting" if r.room.match is None else r.room.match.phase for r in self.rooms.values()
-        ]
-
     async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:
             return
@@ -235,7 +192,7 @@ class App:
         session = self.sessions.of_player(player)
         self.sessions.forget(player)
         await self.relay.unwatch_player(player)
-        if self.closing:
+        if self.directory.closing:
             return  # the rooms' next processes mark everyone disconnected on takeover
         try:
             await self.store.leave_queue(player)  # only a present person is matched
@@ -243,7 +200,7 @@ class App:
             log.info("could not take %s off the queue: %s", player, exc)
         if session is not None and session.room is not None:
             try:
-                await self._room_op(session.room, RoomOp("gone", player))
+                await self.directory.op(session.room, RoomOp("gone", player))
             except (RoomError, GameError, StoreError) as exc:
                 log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
@@ -276,7 +233,7 @@ class App:
             await self._enter(session, message.code, watch=True)
         elif isinstance(message, Leave):
             code = self._require_room(session)
-            await self._room_op(code, RoomOp("leave", session.player_id))
+            await self.directory.op(code, RoomOp("leave", session.player_id))
             session.room = None
             try:
                 await self.sessions.set_room(session, None)
@@ -284,7 +241,9 @@ class App:
                 log.info("session of %s still names room %s", session.player_id, code)
         else:
             code = self._require_room(session)
-            await self._room_op(code, RoomOp("request", session.player_id, frame=encode(message)))
+            await self.directory.op(
+                code, RoomOp("request", session.player_id, frame=encode(message))
+            )
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
@@ -306,7 +265,7 @@ class App:
             self._replace(older)
         await self.relay.watch_player(player)
         self.relay.to_player(player, {"replaced": self.node})  # older connections elsewhere
-        room = None if session.room is None else await self._peek(session.room)
+        room = None if session.room is None else await self.directory.peek(session.room)
         if room is None or room.closed is not None or not room.is_member(player):
             room = None
             session.room = None
@@ -324,7 +283,7 @@ class App:
         )
         if room is not None:
             try:
-                await self._room_op(room.code, RoomOp("back", player))
+                await self.directory.op(room.code, RoomOp("back", player))
             except RoomError as exc:
                 if exc.code != ErrorCode.UNAVAILABLE:
                     raise
@@ -347,9 +306,19 @@ class App:
         if session is None or session.room != code or not self.hub.connected(player):
             return
         try:
-            await self._room_op(code, RoomOp("back", player))
+            await self.directory.op(code, RoomOp("back", player))
         except (RoomError, GameError, StoreError) as exc:
             log.info("room %s: could not bring %s back: %s", code, player, exc)
+
+    def _call_back(self, runner: RoomRunner) -> None:
+        """A room taken over here: its players connected here come back to it at once;
+        those connected elsewhere are told to ask it for a fresh snapshot."""
+        code = runner.code
+        for player in {*runner.room.people(), *runner.room.watchers}:
+            if self.hub.connected(player):
+                self._background(self._come_back(player, code))
+            else:
+                self.relay.to_player(player, {"rejoin": code})
 
     # --- between processes ------------------------------------------------------------
 
@@ -389,30 +358,10 @@ class App:
         """A request from another process: a room change to apply here, or rooms given up
         by a process going down (to take over at once)."""
         if body.get("t") == "room":
-            self._background(self._serve_room_op(body))
+            self._background(self.directory.serve(body))
         elif body.get("t") == "adopt":
             for code in body["codes"]:
-                self._background(self._adopt_quietly(code))
-
-    async def _adopt_quietly(self, code: str) -> None:
-        try:
-            await self._adopt(code)
-        except StoreError as exc:
-            log.info("room %s: not taken over: %s", code, exc)
-
-    async def _serve_room_op(self, body: Body) -> None:
-        runner = None if self.closing else self.rooms.get(body["code"])
-        if runner is None:
-            self.relay.answer(body, {"moved": True})
-            return
-        try:
-            await apply_op(
-                runner, RoomOp.from_data(body["op"]), self.clock, self.settings.max_frame
-            )
-        except (RoomError, GameError) as exc:
-            self.relay.answer(body, {"error": [str(exc.code), exc.message]})
-        else:
-            self.relay.answer(body, {})
+                self._background(self.directory.adopt_quietly(code))
 
     def _resync(self) -> None:
         """The link to the other processes dropped: a frame for a player here may have been
@@ -421,62 +370,6 @@ class App:
             session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
             if session is not None and session.room is not None and session.room not in self.rooms:
                 self._background(self._come_back(session.player_id, session.room))
-
-    async def _room_op(self, code: str, op: RoomOp) -> None:
-        """Apply ``op`` to room ``code`` wherever it runs: here, at the process holding its
-        lease (forwarded), or here after taking it over when nobody holds it."""
-        op = dataclasses.replace(op, node=self.node)
-        for _ in range(ROUTE_TRIES):
-            runner = self.rooms.get(code)
-            if runner is not None:
-                await apply_op(runner, op, self.clock, self.settings.max_frame)
-                return
-            if self.closing:
-                break
-            holder = await self.store.lease_holder(code)
-            node = None if holder is None else holder.rsplit(":", 1)[0]
-            if node is None or node == self.node:
-                await self._adopt(code)
-                if code not in self.rooms and await self._peek(code) is None:
-                    raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
-                continue
-            self.metrics.forwarded.inc()
-            try:
-                answer = await self.relay.call(
-                    node, {"t": "room", "code": code, "op": op.to_data()}
-                )
-            except RelayTimeout as exc:
-                raise RoomError(
-                    ErrorCode.UNAVAILABLE, "the room's server does not answer: retry"
-                ) from exc
-            if answer.get("moved"):
-                await asyncio.sleep(0.05)
-                continue
-            if "error" in answer:
-                error_code, text = answer["error"]
-                raise RoomError(ErrorCode(error_code), text)
-            return
-        raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")
-
-    async def _entered(self, code: str, player: str) -> bool:
-        """Whether the stored room has the player in it (after an unanswered join: their
-        snapshot came, or comes, from the room's process)."""
-        try:
-            room = await self._peek(code)
-        except StoreError:
-            return False
-        return room is not None and room.is_member(player)
-
-    async def _peek(self, code: str) -> Room | None:
-        """The room as it stands (here) or as stored (run elsewhere); None when it is
-        unknown or over."""
-        runner = self.rooms.get(code)
-        if runner is not None:
-            return runner.room
-        data = await self.store.load_room(code)
-        if data is None or data.get("closed") is not None:
-            return None
-        return Room.from_data(data)
 
     # --- rooms ------------------------------------------------------------------------
 
@@ -490,7 +383,7 @@ class App:
         that does not have them (a join that was never answered, then not applied) is
         free."""
         if session.room is not None:
-            if await self._entered(session.room, session.player_id):
+            if await self.directory.has_member(session.room, session.player_id):
                 raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
             session.room = None
         if await self.store.is_queued(session.player_id):
@@ -505,48 +398,8 @@ class App:
             if code not in self.rooms:
                 return code
 
-    def _runner(self, room: Room, saved: bool, fence: int) -> RoomRunner:
-        runner = RoomRunner(
-            room, self.hub, self.store, self.rng, self._closed, self.clock, saved, fence, self._lost
-        )
-        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
-            seconds
-        )
-        self.rooms[room.code] = runner
-        return runner
-
-    def _lost(self, room: Room) -> None:
-        """Another process holds the room now (this one's lease ran out): let it go."""
-        runner = self.rooms.pop(room.code, None)
-        if runner is not None:
-            runner.stop()
-
-    async def _keep_leases(self) -> None:
-        """Renew the lease of every room this process runs, a third of the TTL apart; a room
-        whose lease is gone (this process stalled past it) is let go."""
-        ttl = self.settings.lease_ttl
-        while True:
-            await asyncio.sleep(ttl / 3)
-            leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
-            try:
-                lost = await self.store.renew_leases(leases, ttl) if leases else []
-            except StoreError as exc:
-                log.warning("could not renew room leases: %s", exc)
-                continue
-            for code in lost:
-                runner = self.rooms.get(code)
-                if runner is not None:
-                    log.warning("room %s: lease lost; another process may run it", code)
-                    self._lost(runner.room)
-            try:
-                await self._adopt_orphans()
-            except StoreError as exc:
-                log.warning("could not look for rooms to take over: %s", exc)
-
-    async def _closed(self, room: Room) -> None:
-        runner = self.rooms.pop(room.code, None)
-        if runner is not None:
-            runner.stop()
+    async def _room_closed(self, room: Room) -> None:
+        """A room closed: its players here are in no room now."""
         for player_id in room.people() + room.watchers:
             session = self.sessions.of_player(player_id)
             if session is not None and session.room == room.code:
@@ -594,7 +447,7 @@ class App:
                 for session in sessions:
                     session.room = None
                 raise unavailable(exc) from exc
-            runner = self._runner(room, saved=True, fence=fence)
+            runner = self.directory.run(room, saved=True, fence=fence)
             now = self.clock()
             self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
             runner.reschedule()
@@ -707,12 +560,12 @@ class App:
         """Join a room's empty seat, or watch it; the newcomer gets a snapshot first."""
         await self._require_free(session)
         code = code.strip().upper()
-        if code not in self.rooms and await self._peek(code) is None:
+        if code not in self.rooms and await self.directory.peek(code) is None:
             raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
         await self.sessions.set_room(session, code)  # first: see _open_room
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:
-            await self._room_op(code, op)
+            await self.directory.op(code, op)
         except (RoomError, GameError) as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 # Unanswered: the room's process may have taken them in (their snapshot then

@@ -84,9 +84,9 @@ async def test_connecting_again_to_another_process_replaces_the_older_connection
                     seats = a.app.rooms[code].room.seats
                     assert seats[1].connected  # the old link's end marked nobody gone
                     # B seeing the old link drop late: stale, it changes nothing
-                    await b.app._room_op(code, RoomOp("gone", welcome.player_id))
+                    await b.app.directory.op(code, RoomOp("gone", welcome.player_id))
                     assert a.app.rooms[code].room.seats[1].connected
-                    await a.app._room_op(code, RoomOp("gone", welcome.player_id))
+                    await a.app.directory.op(code, RoomOp("gone", welcome.player_id))
                     assert not a.app.rooms[code].room.seats[1].connected  # A's is not
 
 

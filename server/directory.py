@@ -1,0 +1,252 @@
+"""The rooms of one process, and the way to any room wherever it runs.
+
+Each room is run by the one process that holds its lease in Redis (with a fencing token).
+``RoomDirectory`` keeps this process's runners and their leases: it renews them a third of
+the lease TTL apart, lets a room go whose lease was lost, takes over rooms whose process
+died (their lease ran out), and on shutdown gives its leases up and tells the others to
+take those rooms at once.
+
+``op(code, RoomOp)`` applies a player's change to a room wherever it runs: here, at the
+process holding its lease (forwarded through the relay, the answer or typed refusal coming
+back), or here after taking it over when nobody holds it. The same ``apply_op`` runs in
+every case, so a room behaves alike for players on any process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from protocol.errors import ErrorCode
+from server.game.deal import RandomSource
+from server.game.errors import GameError
+from server.hub import Hub
+from server.metrics import Metrics
+from server.relay import Body, Relay, RelayTimeout
+from server.rooms.room import Room, RoomError
+from server.routing import RoomOp, apply_op
+from server.runner import RoomRunner
+from server.settings import Settings
+from server.store.redis_store import RedisStore, StoreError
+
+log = logging.getLogger(__name__)
+
+#: Tries at reaching a room that is changing process (its owner let it go meanwhile).
+ROUTE_TRIES = 4
+#: Seconds before asking again for a room whose process has just let it go.
+MOVED_DELAY = 0.05
+
+
+class RoomDirectory:
+    """This process's rooms (``rooms``: code to runner) and the route to every other."""
+
+    def __init__(
+        self,
+        node: str,
+        settings: Settings,
+        store: RedisStore,
+        hub: Hub,
+        relay: Relay,
+        metrics: Metrics,
+        rng: RandomSource,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        #: This process's name in room leases (see ``App.node``).
+        self.node = node
+        self.settings = settings
+        self.store = store
+        self.hub = hub
+        self.relay = relay
+        self.metrics = metrics
+        self.rng = rng
+        self.clock = clock
+        self.rooms: dict[str, RoomRunner] = {}
+        #: Set once the process is going down: it takes no room over and forwards nothing.
+        self.closing = False
+        #: Told when a room closes (the app clears its players' sessions).
+        self.on_closed: Callable[[Room], Coroutine[Any, Any, None]] | None = None
+        #: Told of each room taken over (the app calls its players back).
+        self.on_adopted: Callable[[RoomRunner], None] | None = None
+
+    # --- running rooms ----------------------------------------------------------------
+
+    def run(self, room: Room, saved: bool, fence: int) -> RoomRunner:
+        """Run ``room`` here (with the fencing token of this process's lease)."""
+        runner = RoomRunner(
+            room, self.hub, self.store, self.rng, self._closed, self.clock, saved, fence, self.lost
+        )
+        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
+            seconds
+        )
+        self.rooms[room.code] = runner
+        return runner
+
+    async def _closed(self, room: Room) -> None:
+        runner = self.rooms.pop(room.code, None)
+        if runner is not None:
+            runner.stop()
+        if self.on_closed is not None:
+            await self.on_closed(room)
+
+    def lost(self, room: Room) -> None:
+        """Another process holds the room now (this one's lease ran out): let it go."""
+        runner = self.rooms.pop(room.code, None)
+        if runner is not None:
+            runner.stop()
+
+    def states(self) -> list[str]:
+        """Each room's state, for the metrics."""
+        return [
+            "waiting" if r.room.match is None else r.room.match.phase for r in self.rooms.values()
+        ]
+
+    # --- leases and takeover ----------------------------------------------------------
+
+    async def adopt(self, code: str) -> None:
+        """Run a stored room that no live process runs (its lease is free, or this node's
+        from before a restart); its people are disconnected until they come back."""
+        if code in self.rooms or self.closing:
+            return
+        fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
+        if fence == 0 or code in self.rooms:
+            return  # another process runs it (or this one, adopted meanwhile)
+        data = await self.store.load_room(code)
+        if data is None or data.get("closed") is not None:
+            await self.store.forget_active(code)
+            await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
+            return
+        runner = self.run(Room.from_data(data), saved=True, fence=fence)
+        self.metrics.room_takeovers.inc()
+        with contextlib.suppress(RoomError, GameError):
+            await runner.change(lambda r: r.all_disconnected())
+        if self.on_adopted is not None:
+            self.on_adopted(runner)
+
+    async def adopt_quietly(self, code: str) -> None:
+        try:
+            await self.adopt(code)
+        except StoreError as exc:
+            log.info("room %s: not taken over: %s", code, exc)
+
+    async def adopt_orphans(self) -> None:
+        """Take over the rooms whose process died (their lease ran out)."""
+        others = [code for code in await self.store.active_rooms() if code not in self.rooms]
+        for code in await self.store.free_rooms(others):
+            await self.adopt(code)
+
+    async def keep_leases(self) -> None:
+        """Renew the lease of every room this process runs, a third of the TTL apart (a
+        room whose lease is gone, this process having stalled past it, is let go), and
+        take over the rooms nobody runs."""
+        ttl = self.settings.lease_ttl
+        while True:
+            await asyncio.sleep(ttl / 3)
+            leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+            try:
+                lost = await self.store.renew_leases(leases, ttl) if leases else []
+            except StoreError as exc:
+                log.warning("could not renew room leases: %s", exc)
+                continue
+            for code in lost:
+                runner = self.rooms.get(code)
+                if runner is not None:
+                    log.warning("room %s: lease lost; another process may run it", code)
+                    self.lost(runner.room)
+            try:
+                await self.adopt_orphans()
+            except StoreError as exc:
+                log.warning("could not look for rooms to take over: %s", exc)
+
+    async def hand_over(self) -> None:
+        """The process is going down: stop every room's clock and bots, give their leases
+        up and tell the other processes to take them at once."""
+        self.closing = True
+        for runner in self.rooms.values():
+            runner.stop()
+        leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+        self.rooms.clear()
+        if not leases:
+            return
+        try:
+            await self.store.renew_leases(leases, 0)
+        except StoreError as exc:
+            log.warning("could not release room leases: %s", exc)
+        self.relay.to_everyone({"t": "adopt", "codes": sorted(leases)})
+
+    # --- reaching a room --------------------------------------------------------------
+
+    async def op(self, code: str, op: RoomOp) -> None:
+        """Apply ``op`` to room ``code`` wherever it runs: here, at the process holding its
+        lease (forwarded), or here after taking it over when nobody holds it."""
+        op = dataclasses.replace(op, node=self.node)
+        for _ in range(ROUTE_TRIES):
+            runner = self.rooms.get(code)
+            if runner is not None:
+                await apply_op(runner, op, self.clock, self.settings.max_frame)
+                return
+            if self.closing:
+                break
+            holder = await self.store.lease_holder(code)
+            node = None if holder is None else holder.rsplit(":", 1)[0]
+            if node is None or node == self.node:
+                await self.adopt(code)
+                if code not in self.rooms and await self.peek(code) is None:
+                    raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
+                continue
+            self.metrics.forwarded.inc()
+            try:
+                answer = await self.relay.call(
+                    node, {"t": "room", "code": code, "op": op.to_data()}
+                )
+            except RelayTimeout as exc:
+                raise RoomError(
+                    ErrorCode.UNAVAILABLE, "the room's server does not answer: retry"
+                ) from exc
+            if answer.get("moved"):
+                await asyncio.sleep(MOVED_DELAY)
+                continue
+            if "error" in answer:
+                error_code, text = answer["error"]
+                raise RoomError(ErrorCode(error_code), text)
+            return
+        raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")
+
+    async def serve(self, body: Body) -> None:
+        """Apply a change another process forwarded, and answer it (``moved`` when the
+        room no longer runs here)."""
+        runner = None if self.closing else self.rooms.get(body["code"])
+        if runner is None:
+            self.relay.answer(body, {"moved": True})
+            return
+        try:
+            await apply_op(
+                runner, RoomOp.from_data(body["op"]), self.clock, self.settings.max_frame
+            )
+        except (RoomError, GameError) as exc:
+            self.relay.answer(body, {"error": [str(exc.code), exc.message]})
+        else:
+            self.relay.answer(body, {})
+
+    async def peek(self, code: str) -> Room | None:
+        """The room as it stands (here) or as stored (run elsewhere); None when it is
+        unknown or over."""
+        runner = self.rooms.get(code)
+        if runner is not None:
+            return runner.room
+        data = await self.store.load_room(code)
+        if data is None or data.get("closed") is not None:
+            return None
+        return Room.from_data(data)
+
+    async def has_member(self, code: str, player: str) -> bool:
+        """Whether the room (as stored, when it runs elsewhere) has the player in it."""
+        try:
+            room = await self.peek(code)
+        except StoreError:
+            return False
+        return room is not None and room.is_member(player)
