@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from protocol.codec import ProtocolError, decode, encode
+from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -241,9 +241,7 @@ class App:
                 log.info("session of %s still names room %s", session.player_id, code)
         else:
             code = self._require_room(session)
-            await self.directory.op(
-                code, RoomOp("request", session.player_id, frame=encode(message))
-            )
+            await self.directory.op(code, RoomOp("request", session.player_id, request=message))
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
@@ -264,7 +262,8 @@ class App:
         for older in self.hub.bind(conn, player):
             self._replace(older)
         await self.relay.watch_player(player)
-        self.relay.to_player(player, {"replaced": self.node})  # older connections elsewhere
+        if hello.token is not None:  # a resumed session may have older connections elsewhere
+            self.relay.to_player(player, {"replaced": self.node})
         room = None if session.room is None else await self.directory.peek(session.room)
         if room is None or room.closed is not None or not room.is_member(player):
             room = None

@@ -187,7 +187,7 @@ class RoomDirectory:
         for _ in range(ROUTE_TRIES):
             runner = self.rooms.get(code)
             if runner is not None:
-                await apply_op(runner, op, self.clock, self.settings.max_frame)
+                await apply_op(runner, op, self.clock)
                 return
             if self.closing:
                 break
@@ -224,9 +224,8 @@ class RoomDirectory:
             self.relay.answer(body, {"moved": True})
             return
         try:
-            await apply_op(
-                runner, RoomOp.from_data(body["op"]), self.clock, self.settings.max_frame
-            )
+            op = RoomOp.from_data(body["op"], self.settings.max_frame)
+            await apply_op(runner, op, self.clock)
         except (RoomError, GameError) as exc:
             self.relay.answer(body, {"error": [str(exc.code), exc.message]})
         else:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from protocol.codec import ProtocolError, decode
+from protocol.codec import ProtocolError, decode, encode
 from protocol.errors import ErrorCode
 from protocol.messages import Request
 from server.rooms.room import Delivery, Room, RoomError
@@ -28,8 +28,9 @@ class RoomOp:
     player: str
     #: The player's name (to take a seat with).
     name: str = ""
-    #: The request as its client encoded it (``request`` only).
-    frame: bytes = b""
+    #: The game request (``request`` only); it travels encoded, and is checked again on
+    #: arrival like any frame.
+    request: Request | None = None
     #: The process the player is connected to, which asks.
     node: str = ""
 
@@ -38,24 +39,28 @@ class RoomOp:
             "kind": self.kind,
             "player": self.player,
             "name": self.name,
-            "frame": self.frame,
+            "frame": b"" if self.request is None else encode(self.request),
             "node": self.node,
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> RoomOp:
+    def from_data(cls, data: dict[str, Any], max_frame: int) -> RoomOp:
+        """The op another process sent; RoomError when its request is not one."""
+        request = None
+        if data.get("frame"):
+            try:
+                message = decode(data["frame"], max_frame)
+            except ProtocolError as exc:
+                raise RoomError(exc.code, exc.message) from exc
+            if not isinstance(message, Request):
+                raise RoomError(ErrorCode.MALFORMED, "not a room request")
+            request = message
         return cls(
-            data["kind"],
-            data["player"],
-            data.get("name", ""),
-            data.get("frame", b""),
-            data.get("node", ""),
+            data["kind"], data["player"], data.get("name", ""), request, data.get("node", "")
         )
 
 
-async def apply_op(
-    runner: RoomRunner, op: RoomOp, clock: Callable[[], float], max_frame: int
-) -> None:
+async def apply_op(runner: RoomRunner, op: RoomOp, clock: Callable[[], float]) -> None:
     """Apply ``op`` to a room this process runs: save, then deliver (to players here and,
     through the hub, to those connected elsewhere). Raises the room's refusal.
 
@@ -68,13 +73,9 @@ async def apply_op(
     elif op.kind == "gone" and runner.via.get(player, op.node) != op.node:
         return
     if op.kind == "request":
-        try:
-            request = decode(op.frame, max_frame)
-        except ProtocolError as exc:
-            raise RoomError(exc.code, exc.message) from exc
-        if not isinstance(request, Request):
-            raise RoomError(ErrorCode.MALFORMED, "not a room request")
-        await runner.request(player, request)
+        if op.request is None:
+            raise RoomError(ErrorCode.MALFORMED, "no request")
+        await runner.request(player, op.request)
     elif op.kind in ("join", "watch"):
         now = clock()
         watch = op.kind == "watch"
