@@ -21,6 +21,7 @@ from redis import Redis
 from redis import exceptions as redis_errors
 
 from server.store.embedded import redis_server_binary
+from tests.redis_server import stop_processes
 
 SLOTS = 16384
 #: A node's cluster bus listens on its port + 10000 (Redis 6.2 has no ``cluster-port``).
@@ -211,15 +212,7 @@ class ClusterProcesses:
                 client.close()
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(self.processes)
         self.processes = []
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)

@@ -26,7 +26,7 @@ from redis import Redis
 from redis import exceptions as redis_errors
 
 from server.store.embedded import redis_server_binary
-from tests.redis_server import free_port
+from tests.redis_server import free_port, stop_processes
 
 SERVICE = "ddz"
 #: How long a primary may not answer before the Sentinel thinks it down, and how long a
@@ -264,15 +264,7 @@ class SentinelProcesses:
             return None
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_processes(self.processes)
         self.processes = []
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)

@@ -94,3 +94,16 @@ def store_args(data_dir: Path) -> list[str]:
     if url is not None:
         return ["--redis-url", url, "--key-prefix", unique_prefix()]
     return ["--data-dir", str(data_dir)]
+
+
+def stop_processes(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Stop server processes: SIGTERM to all, then a kill for any still up after 10 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

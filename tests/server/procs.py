@@ -153,3 +153,35 @@ async def read_journal(store_args: list[str], data_dir: Path, prefix: str, code:
     finally:
         await store.close()
         embedded.stop()
+
+
+async def finish_all(clients: list[Client]) -> None:
+    """Read every client to its end; each must exit 0 (its stderr is the message if not)."""
+    codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
+    errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
+    assert codes == [0] * len(clients), errors
+
+
+async def kill_running(clients: list[Client]) -> None:
+    """Kill the clients still running (a test that failed half-way)."""
+    for c in clients:
+        if c.proc.returncode is None:
+            c.proc.kill()
+            await c.proc.wait()
+
+
+async def check_nothing_lost_or_doubled(
+    store: list[str], data_dir: Path, prefix: str, code: str, clients: list[Client]
+) -> None:
+    """The journal replays to the end, every client was told its totals, every action a
+    client saw is in it once and in order, and it holds no action twice."""
+    records = await read_journal(store, data_dir, prefix, code)
+    journal, totals = journal_actions(records)
+    assert totals, "the match did not end"
+    for c in clients:
+        (end,) = [m for m in c.messages if m["type"] == "match_end"]
+        assert end["totals"] == totals
+        seen = seen_actions(c.messages)
+        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
+    kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
+    assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)

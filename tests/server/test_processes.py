@@ -12,6 +12,8 @@ room over from the saved state, and the match completes with nothing lost or dou
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from server.store.redis_store import RedisStore
@@ -22,33 +24,36 @@ from tests.server.procs import (
     Client,
     Message,
     ServerProcess,
-    in_order_once,
-    journal_actions,
-    read_journal,
-    seen_actions,
+    check_nothing_lost_or_doubled,
+    finish_all,
+    kill_running,
 )
 
 LEASE_TTL = 2.0
 
 
-async def lease_port(url: str, prefix: str, code: str) -> int:
-    """The port of the process that holds the room's lease."""
+@contextlib.asynccontextmanager
+async def opened(url: str, prefix: str) -> AsyncIterator[RedisStore]:
+    """The servers' store, read beside them."""
     store = await RedisStore.connect(url, 60, 60, prefix=prefix, wait=10)
     try:
-        held = await store.lease_holder(code)
+        yield store
     finally:
         await store.close()
+
+
+async def lease_port(url: str, prefix: str, code: str) -> int:
+    """The port of the process that holds the room's lease."""
+    async with opened(url, prefix) as store:
+        held = await store.lease_holder(code)
     assert held is not None, "nobody runs the room"
     node, _fence = held.rsplit(":", 1)
     return int(node.rsplit(":", 1)[1])
 
 
 async def still_playing(url: str, prefix: str, code: str) -> bool:
-    store = await RedisStore.connect(url, 60, 60, prefix=prefix, wait=10)
-    try:
+    async with opened(url, prefix) as store:
         data = await store.load_room(code)
-    finally:
-        await store.close()
     return data is not None and data.get("closed") is None
 
 
@@ -60,23 +65,6 @@ async def metric(port: int, name: str) -> float:
     writer.close()
     (line,) = [x for x in body.splitlines() if x.startswith(name + " ")]
     return float(line.split()[1])
-
-
-async def check_nothing_lost_or_doubled(
-    store: list[str], tmp_path: Path, prefix: str, code: str, clients: list[Client]
-) -> None:
-    """The journal replays to the end, every client was told its totals, every action a
-    client saw is in it once and in order, and it holds no action twice."""
-    records = await read_journal(store, tmp_path, prefix, code)
-    journal, totals = journal_actions(records)
-    assert totals, "the match did not end"
-    for c in clients:
-        (end,) = [m for m in c.messages if m["type"] == "match_end"]
-        assert end["totals"] == totals
-        seen = seen_actions(c.messages)
-        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
-    kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
-    assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)
 
 
 async def play_across_processes(
@@ -119,19 +107,14 @@ async def play_across_processes(
         (moved,) = [
             c for c, port in zip(clients, balancer.handed, strict=False) if port == owner_port
         ]
-        codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
-        errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
-        assert codes == [0, 0, 0], errors
+        await finish_all(clients)
         survivors = [s for s in servers if s is not owner]
         taken = [await metric(s.port, "ddz_room_takeovers_total") for s in survivors]
         assert sum(taken) == 1  # one of them took the room over
         forwarded = [await metric(s.port, "ddz_forwarded_total") for s in survivors]
         assert all(n > 0 for n in forwarded)  # both served a player in a room run elsewhere
     finally:
-        for c in clients:
-            if c.proc.returncode is None:
-                c.proc.kill()
-                await c.proc.wait()
+        await kill_running(clients)
         await balancer.stop()
         await asyncio.gather(*(s.stop() for s in servers))
 
@@ -186,14 +169,9 @@ async def test_a_rolling_restart_of_every_process_loses_no_match(
             await server.stop()
             await server.start()
         assert await still_playing(redis_url, prefix, code)  # every restart was mid-match
-        codes = await asyncio.wait_for(asyncio.gather(*(c.finish() for c in clients)), TIMEOUT)
-        errors = [(await c.proc.stderr.read()).decode() if c.proc.stderr else "" for c in clients]
-        assert codes == [0, 0, 0], errors
+        await finish_all(clients)
     finally:
-        for c in clients:
-            if c.proc.returncode is None:
-                c.proc.kill()
-                await c.proc.wait()
+        await kill_running(clients)
         await balancer.stop()
         await asyncio.gather(*(s.stop() for s in servers))
     await check_nothing_lost_or_doubled(store, tmp_path, prefix, code, clients)

@@ -25,6 +25,7 @@ from server.store.redis_store import (
 )
 from tests.redis_cluster import ClusterProcesses
 from tests.redis_server import free_port
+from tests.server.store.checks import assert_unavailable
 
 #: Enough room codes that each of the three nodes serves some.
 CODES = [f"R{i:03d}" for i in range(30)]
@@ -267,15 +268,7 @@ async def test_an_unreachable_cluster_is_unavailable_not_a_crash() -> None:
     store = RedisStore.from_url(url.replace("redis://", "redis+cluster://"), 60, 60)
     try:
         assert store.cluster
-        with pytest.raises(StoreUnavailable):
-            await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
-        with pytest.raises(StoreUnavailable):
-            await store.load_session("tok")
-        with pytest.raises(StoreUnavailable):
-            await store.renew_leases({"ABCDE": "a:1:1"}, 30)
-        with pytest.raises(StoreUnavailable):
-            await store.publish_many([("ch", b"x")])
-        assert not await store.ping()
+        await assert_unavailable(store)
     finally:
         await store.close()
 

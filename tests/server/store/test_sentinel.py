@@ -26,6 +26,7 @@ from server.store.redis_store import (
 )
 from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import free_port
+from tests.server.store.checks import assert_unavailable
 
 T = TypeVar("T")
 
@@ -327,15 +328,7 @@ async def test_no_sentinel_is_unavailable_not_a_crash() -> None:
         await RedisStore.connect(url, 60, 60, wait=0)
     store = RedisStore.from_url(url, 60, 60)
     try:
-        with pytest.raises(StoreUnavailable):
-            await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
-        with pytest.raises(StoreUnavailable):
-            await store.load_session("tok")
-        with pytest.raises(StoreUnavailable):
-            await store.renew_leases({"ABCDE": "a:1:1"}, 30)
-        with pytest.raises(StoreUnavailable):
-            await store.publish_many([("ch", b"x")])
-        assert not await store.ping()
+        await assert_unavailable(store)
     finally:
         await store.close()
 
