@@ -11,13 +11,14 @@ twice. First come, first seated.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 from server.store.redis_store import RedisStore, StoreError
 
 log = logging.getLogger(__name__)
+#: Seconds ``stop`` waits for the matching loop to end.
+STOP_WAIT = 2.0
 
 Entry = dict[str, str]
 OpenMatch = Callable[[list[tuple[str, Entry]]], Awaitable[None]]
@@ -41,6 +42,7 @@ class QuickMatcher:
         #: once and a lone player gets bots close to the wait.
         self.interval = max(0.02, min(0.25, wait / 10))
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     async def tick(self) -> int:
         """Take every match that is ready now; return how many were opened."""
@@ -51,7 +53,7 @@ class QuickMatcher:
         return opened
 
     async def run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self.tick()
             except StoreError as exc:
@@ -64,8 +66,16 @@ class QuickMatcher:
         self._task = asyncio.ensure_future(self.run())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Stop matching. The loop ends at its next step even if a cancellation is lost
+        inside a Redis call (a CI run once hung at shutdown waiting for it), and the wait
+        for it is bounded."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping = True
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=STOP_WAIT)
+        if not done:
+            log.warning("quick match: the matcher did not stop within %g s", STOP_WAIT)
+        elif not task.cancelled() and task.exception() is not None:
+            log.warning("quick match: the matcher ended with %r", task.exception())

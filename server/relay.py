@@ -103,9 +103,9 @@ class Relay:
             await asyncio.wait_for(self._drained(), flush)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        _, late = await asyncio.wait(self._tasks, timeout=flush)
+        if late:
+            log.warning("relay: %d tasks did not stop within %g s", len(late), flush)
         self._tasks = []
         for future in self._calls.values():
             future.cancel()

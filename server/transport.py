@@ -96,7 +96,10 @@ async def serve_app(
         await stop.wait()
         log.info("shutting down: closing %d connections", len(app.hub.all))
         server.close(close_connections=False)
-        await app.close()
+        try:  # stop the rooms and hand them over; a step that hangs must not keep us up
+            await asyncio.wait_for(app.close(), s.shutdown_grace)
+        except TimeoutError:
+            log.warning("the rooms were not all handed over within %g s", s.shutdown_grace)
         closing = [c.ws.close(1001, "server shutting down") for c in list(app.hub.all)]
         if closing:
             await asyncio.wait(

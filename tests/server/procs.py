@@ -53,10 +53,16 @@ class ServerProcess:
         await self.proc.wait()
 
     async def stop(self) -> None:
-        """SIGTERM, and wait for the process to end."""
+        """SIGTERM, and wait for the process to end: a server still up 20 s on is a
+        failure (it is killed, so the test run goes on)."""
         if self.proc is not None and self.proc.returncode is None:
             self.proc.terminate()
-            await self.proc.wait()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 20)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+                raise AssertionError(f"the server on port {self.port} ignored SIGTERM") from None
 
 
 class Client:
