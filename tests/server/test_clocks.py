@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal
 
 from protocol.cards import card_rank
 from protocol.events import (
@@ -22,6 +22,7 @@ from protocol.events import (
 )
 from protocol.messages import (
     BidRequest,
+    BotSpeed,
     CreateRoom,
     PassRequest,
     PlayRequest,
@@ -36,11 +37,17 @@ from tests.server.wire import AutoSeat, WireClient, running_server, wire_client
 CLOCKS = {"bid_timeout": 0.25, "play_timeout": 0.25, "ready_timeout": 0.4}
 
 
-async def start_with_two_bots(client: WireClient) -> tuple[str, DealStarted]:
-    """A private room of this person (seat 0) and two instant bots, dealt."""
-    await client.send(CreateRoom(deals=3))
+async def start_with_two_bots(
+    client: WireClient, speed: BotSpeed = "instant", deals: Literal[3, 6, 9] = 3
+) -> tuple[str, DealStarted]:
+    """A private room of this person (seat 0) and two bots, dealt.
+
+    Once a bot has taken seat 0 over, every seat plays at once but for the bots' own
+    delays; a test that must act after the takeover (resume, reconnect) seats ``fast``
+    bots in a long match, so the match cannot end before the test acts."""
+    await client.send(CreateRoom(deals=deals))
     snapshot: Snapshot = await client.recv_type(Snapshot)
-    await client.send(SetBotSpeed(speed="instant"))
+    await client.send(SetBotSpeed(speed=speed))
     await client.send(SeatBot(level="easy"))
     await client.send(SeatBot(level="easy"))
     await client.send(ReadyRequest())
@@ -63,7 +70,7 @@ async def test_an_idle_seat_times_out_twice_then_a_bot_plays_it_until_resume(
     redis_url: str,
 ) -> None:
     async with running_server(redis_url, **CLOCKS) as srv, wire_client(srv.url) as (client, _):
-        code, _ = await start_with_two_bots(client)
+        code, _ = await start_with_two_bots(client, speed="fast", deals=9)
         first = await until(client, mine)  # the first timeout acts for seat 0
         if isinstance(first, BidMade):
             assert first.bid in (0, 1)  # a pass, or a bid of 1 where it may not pass
@@ -161,7 +168,7 @@ async def test_a_disconnected_seat_goes_to_a_bot_and_back_after_reconnecting(
 ) -> None:
     async with running_server(redis_url, **CLOCKS) as srv:
         async with wire_client(srv.url) as (client, welcome):
-            code, _ = await start_with_two_bots(client)
+            code, _ = await start_with_two_bots(client, speed="fast", deals=9)
         # gone: its turns time out, twice, and a bot takes the seat
         room = srv.app.rooms[code].room
         for _ in range(200):
