@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 
 from tests.client.procs import DDZ, free_port
 
@@ -68,7 +67,12 @@ def test_a_created_room_joined_by_two_and_watched(server: str) -> None:
             text=True,
         )
         others.append(watcher)
-        time.sleep(0.3)  # the watcher is in before the match starts
+        assert watcher.stdout is not None
+        # the watcher is in (its snapshot came) before anyone joins: it sees every deal
+        watched_first: list[str] = []
+        while not watched_first or json.loads(watched_first[-1])["type"] != "snapshot":
+            watched_first.append(watcher.stdout.readline())
+            assert watched_first[-1], "the watcher ended before it was in the room"
         for name in ("ann", "bob"):
             others.append(
                 subprocess.Popen(
@@ -83,7 +87,7 @@ def test_a_created_room_joined_by_two_and_watched(server: str) -> None:
             assert proc.returncode == 0, err
             types = json_types(out)
             assert types.count("deal_end") == 3 and "match_end" in types
-        watched = [json.loads(x) for x in results[1][0].splitlines()]
+        watched = [json.loads(x) for x in [*watched_first, *results[1][0].splitlines()]]
         assert all(m.get("hand") is None for m in watched if m["type"] == "deal_started")
     finally:
         for proc in [creator, *others]:

@@ -28,9 +28,31 @@ async def run_client(*args: str) -> list[dict[str, Any]]:
     proc = await asyncio.create_subprocess_exec(
         *DDZ, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
+    return await client_end(proc, [])
+
+
+async def client_in_room(*args: str) -> tuple[asyncio.subprocess.Process, list[dict[str, Any]]]:
+    """Start ``ddz --json ...`` and wait until it is in its room (its first snapshot);
+    return the process and the messages so far."""
+    proc = await asyncio.create_subprocess_exec(
+        *DDZ, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    first: list[dict[str, Any]] = []
+    while not first or first[-1]["type"] != "snapshot":
+        line = await asyncio.wait_for(proc.stdout.readline(), TIMEOUT)
+        assert line, "the client ended before it was in its room"
+        first.append(json.loads(line))
+    return proc, first
+
+
+async def client_end(
+    proc: asyncio.subprocess.Process, first: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Wait for a ``ddz --json`` client to end; return every message it received."""
     out, err = await asyncio.wait_for(proc.communicate(), TIMEOUT)
     assert proc.returncode == 0, err.decode()
-    return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    return [*first, *(json.loads(line) for line in out.decode().splitlines() if line.strip())]
 
 
 def card_ids(value: Any, key: str | None = None) -> list[int]:
@@ -143,30 +165,21 @@ async def test_a_private_room_of_three_people_and_a_watcher(redis_url: str, proc
         srv, other = running[0], running[-1]
         base = ["--server", srv.url, "--auto", "normal", "--json"]
         elsewhere = ["--server", other.url, "--auto", "normal", "--json"]
-        creator = await asyncio.create_subprocess_exec(
-            *DDZ, *base, "--name", "host", "create", "--deals", "3",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        assert creator.stdout is not None
-        first_lines: list[bytes] = []
-        code = None
-        while code is None:
-            line = await asyncio.wait_for(creator.stdout.readline(), TIMEOUT)
-            first_lines.append(line)
-            message = json.loads(line)
-            if message["type"] == "snapshot":
-                code = message["room"]["code"]
-        watcher = asyncio.create_task(run_client("--server", other.url, "--json", "watch", code))
-        await asyncio.sleep(0.2)
+        creator, host_first = await client_in_room(
+            *base, "--name", "host", "create", "--deals", "3"
+        )
+        code = host_first[-1]["room"]["code"]
+        # the watcher is in before anyone joins, so it sees the match from its start
+        watcher, watched_first = await client_in_room(
+            "--server", other.url, "--json", "watch", code
+        )
         joiners = [
             asyncio.create_task(run_client(*args, "--name", name, "join", code))
             for name, args in (("ann", elsewhere), ("bo", base))
         ]
-        rest, err = await asyncio.wait_for(creator.communicate(), TIMEOUT)
-        assert creator.returncode == 0, err.decode()
-        host = [json.loads(x) for x in [*first_lines, *rest.splitlines()] if x.strip()]
+        host = await client_end(creator, host_first)
         ann, bo = await asyncio.gather(*joiners)
-        watched = await watcher
+        watched = await client_end(watcher, watched_first)
 
         records = await srv.app.store.read_log(code)
         deals = dealt_hands(records)
