@@ -183,8 +183,8 @@ async def test_headless_quick_waits_and_joins_the_queue_again_after_a_drop(
     (join,) = await first.next_sent()
     assert isinstance(join, QuickMatch)
     first.feed(Queued(wait=15.0, waiting=1))
-    await asyncio.sleep(0.05)
-    assert "waiting for players… (bots after 15 s)" in out.getvalue()
+    waiting = "waiting for players… (bots after 15 s)"
+    await wait_until(lambda: waiting in out.getvalue(), 10, "the queued line")
     first.feed(None)  # dropped while queued: the server took us off the queue
     (again,) = await second.next_sent()
     assert isinstance(again, QuickMatch) and again.id > join.id
