@@ -58,7 +58,9 @@ async def test_a_stale_owners_write_is_refused(store: RedisStore) -> None:
 
 async def test_another_process_takes_over_a_room_whose_process_stopped(redis_url: str) -> None:
     prefix = unique_prefix()
-    fast = {"key_prefix": prefix, "lease_ttl": 0.3}
+    # a lease renewed every 0.5 s: a renewal would have to be a whole second late for
+    # second to take the room while first still runs it
+    fast = {"key_prefix": prefix, "lease_ttl": 1.5}
     async with running_server(redis_url, **fast) as second:
         async with running_server(redis_url, **fast) as first:
             async with wire_client(first.url) as (client, _):
@@ -66,10 +68,10 @@ async def test_another_process_takes_over_a_room_whose_process_stopped(redis_url
                 snapshot: Snapshot = await client.recv_type(Snapshot)
                 code = snapshot.room.code
                 assert code in first.app.rooms and code not in second.app.rooms
-                await asyncio.sleep(0.5)  # past a lease TTL: renewed, still first's
+                await asyncio.sleep(2.0)  # past a lease TTL: renewed, still first's
                 assert code not in second.app.rooms
         # first stopped (its leases given up): second runs the room within a sweep
-        for _ in range(50):
+        for _ in range(100):
             if code in second.app.rooms:
                 break
             await asyncio.sleep(0.05)
