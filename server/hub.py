@@ -1,21 +1,27 @@
 """Connections and delivery: who is connected as which player, and sending messages to them.
 
-A message for many players is encoded once and broadcast (``websockets.broadcast`` never
-blocks on a slow reader). A message for a player not connected to this process goes to
+A message for many players is encoded once. What one change sends a connection (often a
+play and the next turn) goes out in one socket write, not one write per message, and never
+blocks on a slow reader (as ``websockets.broadcast``). A message for a player not connected
+to this process goes to
 ``elsewhere`` (the relay publishes it for the process they are connected to). Each
 connection has a token bucket that refuses floods.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.protocol import State
 
 from protocol.codec import encode
+
+log = logging.getLogger(__name__)
 
 
 class TokenBucket:
@@ -98,23 +104,42 @@ class Hub:
             broadcast([c.ws for c in conns], frame)
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
-        """Send each message to its players' connections, encoding each message once."""
+        """Send each message to its players' connections, in order, encoding each message
+        once and writing each connection's share at once."""
         deliveries = list(deliveries)
         if self.observe is not None:
             self.observe(message for _, message in deliveries)
-        groups: dict[int, tuple[BaseModel, list[ServerConnection]]] = {}
         frames: dict[int, bytes] = {}
+        queued: dict[ServerConnection, list[bytes]] = {}
         for player_id, message in deliveries:
+            frame = frames.get(id(message))
+            if frame is None:
+                frame = frames[id(message)] = encode(message)
             conns = self._by_player.get(player_id)
             if not conns:
                 if self.elsewhere is not None:
-                    frame = frames.get(id(message))
-                    if frame is None:
-                        frame = frames[id(message)] = encode(message)
                     self.elsewhere(player_id, message, frame)
                 continue
-            entry = groups.setdefault(id(message), (message, []))
-            entry[1].extend(c.ws for c in conns)
-        for message, sockets in groups.values():
-            frame = frames.get(id(message))
-            broadcast(sockets, frame if frame is not None else encode(message))
+            for conn in conns:
+                queued.setdefault(conn.ws, []).append(frame)
+        for ws, its_frames in queued.items():
+            send_frames(ws, its_frames)
+
+
+def send_frames(ws: ServerConnection, frames: list[bytes]) -> None:
+    """Queue binary ``frames`` on ``ws`` in order, in one write to its socket.
+
+    Like ``websockets.broadcast``, it never waits (the transport buffers for a slow reader),
+    skips a connection that is closing, and logs rather than raises a failed write. Each
+    write is a system call, and most changes send a connection two or three messages."""
+    if len(frames) == 1:
+        broadcast([ws], frames[0])
+        return
+    if ws.protocol.state is not State.OPEN or ws.send_in_progress is not None:
+        return
+    try:
+        for frame in frames:
+            ws.protocol.send_binary(frame)
+        ws.transport.write(b"".join(ws.protocol.data_to_send()))
+    except Exception as exc:  # as broadcast: one connection's failure stops no other
+        log.warning("skipped a send: failed to write messages: %s", exc)

@@ -1,0 +1,98 @@
+"""The hub over real sockets: what one change sends a connection arrives whole and in
+order, written to its socket at once; a player connected elsewhere is handed over."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
+
+from protocol.codec import decode_server, encode
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Queued
+from server.hub import Connection, Hub, TokenBucket
+
+
+class CountedWrites:
+    """Wraps a transport's ``write`` to count the calls (each one is a system call)."""
+
+    def __init__(self, ws: ServerConnection) -> None:
+        self.calls = 0
+        self._write = ws.transport.write
+        ws.transport.write = self  # type: ignore[method-assign]
+
+    def __call__(self, data: Any) -> None:
+        self.calls += 1
+        self._write(data)
+
+
+@contextlib.asynccontextmanager
+async def hub_with(*players: str) -> AsyncIterator[tuple[Hub, list[ClientConnection]]]:
+    """A hub whose server has one connected websocket per player, bound to it."""
+    hub = Hub()
+    bound: list[Connection] = []
+    ready = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        conn = Connection(ws, TokenBucket(10, 10))
+        hub.add(conn)
+        bound.append(conn)
+        if len(bound) == len(players):
+            ready.set()
+        await ws.wait_closed()
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        clients = [await connect(f"ws://127.0.0.1:{port}") for _ in players]
+        await asyncio.wait_for(ready.wait(), 5)
+        # The handlers ran in the order the clients connected.
+        for conn, player in zip(bound, players, strict=True):
+            hub.bind(conn, player)
+        try:
+            yield hub, clients
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def received(client: ClientConnection, n: int) -> list[BaseModel]:
+    return [decode_server(await asyncio.wait_for(client.recv(), 5)) for _ in range(n)]
+
+
+def error(text: str) -> Error:
+    return Error(code=ErrorCode.NOT_YOUR_TURN, message=text)
+
+
+async def test_one_changes_messages_reach_each_player_in_order_in_one_write() -> None:
+    async with hub_with("ann", "bo") as (hub, (ann, bo)):
+        writes = [CountedWrites(c.ws) for c in sorted(hub.all, key=lambda c: c.player_id or "")]
+        everyone, only_ann, last = error("first"), error("for ann"), Queued(wait=1.0, waiting=2)
+        hub.deliver([("ann", everyone), ("bo", everyone), ("ann", only_ann), ("ann", last)])
+        hub.deliver([("bo", last)])
+        assert await received(ann, 3) == [everyone, only_ann, last]
+        assert await received(bo, 2) == [everyone, last]
+        assert [w.calls for w in writes] == [1, 2]  # ann: one change; bo: two
+
+
+async def test_a_player_connected_elsewhere_is_handed_the_same_frame() -> None:
+    async with hub_with("ann") as (hub, (ann,)):
+        handed: list[tuple[str, BaseModel, bytes]] = []
+        hub.elsewhere = lambda player, message, frame: handed.append((player, message, frame))
+        message = error("to both")
+        hub.deliver([("ann", message), ("cy", message)])
+        assert await received(ann, 1) == [message]
+        assert handed == [("cy", message, encode(message))]
+
+
+async def test_a_closing_connection_is_skipped_and_the_others_still_served() -> None:
+    async with hub_with("ann", "bo") as (hub, (_, bo)):
+        ann_conn = next(c for c in hub.all if c.player_id == "ann")
+        await ann_conn.ws.close()
+        messages = [error("one"), error("two")]
+        hub.deliver([(p, m) for m in messages for p in ("ann", "bo")])  # no exception
+        assert await received(bo, 2) == messages
