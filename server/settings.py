@@ -37,6 +37,7 @@ class Settings:
     key_prefix: str = "ddz:"
     lease_ttl: float = 10.0
     forward_timeout: float = 3.0
+    event_loop: str = "uvloop"
     log_level: str = "INFO"
 
 
@@ -73,8 +74,14 @@ _HELP: dict[str, tuple[str, str]] = {
         "DDZ_FORWARD_TIMEOUT",
         "seconds to wait for the process running a room to answer a forwarded request",
     ),
+    "event_loop": (
+        "DDZ_EVENT_LOOP",
+        "uvloop (libuv: less CPU per message) or asyncio (the standard library's loop)",
+    ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
 }
+
+EVENT_LOOPS = ("uvloop", "asyncio")
 
 
 def _parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
@@ -107,4 +114,6 @@ def load_settings(
     parsed = parser.parse_args(argv)
     if parsed.bot_speed not in BOT_DELAYS:
         parser.error(f"--bot-speed must be one of {', '.join(BOT_DELAYS)}")
+    if parsed.event_loop not in EVENT_LOOPS:
+        parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     return Settings(**vars(parsed))

@@ -90,7 +90,8 @@ async def serve_app(
         # tens of KB of memory each (the load test measured ~70 KB a player with it).
         compression=None,
     ) as server:
-        log.info("ddz-server listening on ws://%s:%d", s.host, s.port)
+        kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
+        log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
         if ready is not None:
             ready.set()
         await stop.wait()
@@ -149,6 +150,18 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop to run on: ``uvloop`` (libuv's loop, which spends less CPU per socket
+    write and timer) or ``asyncio`` (None: the standard library's)."""
+    if name == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError as exc:
+        raise SystemExit("uvloop is not installed here: run with --event-loop asyncio") from exc
+    return uvloop.new_event_loop
+
+
 def run(settings: Settings) -> None:
     """Run a server with these settings until SIGTERM or SIGINT. Without a Redis URL, an
     embedded Redis keeps its data in ``settings.data_dir``."""
@@ -164,7 +177,8 @@ def run(settings: Settings) -> None:
         log.info("embedded Redis at %s (data in %s)", url, embedded.data_dir)
     try:
         tune_gc()
-        asyncio.run(_run(settings, url))
+        with asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner:
+            runner.run(_run(settings, url))
     finally:
         if embedded is not None:
             embedded.stop()

@@ -42,9 +42,12 @@ def start_server(data_dir: Path, *args: str) -> tuple[subprocess.Popen[bytes], i
     raise RuntimeError("server did not start: " + proc.communicate()[0].decode())
 
 
-@pytest.fixture
-def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    proc, port = start_server(tmp_path, "--shutdown-grace", "2")
+@pytest.fixture(params=["uvloop", "asyncio"])
+def server_process(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """A server on each event loop it can run on (``--event-loop``)."""
+    proc, port = start_server(tmp_path, "--shutdown-grace", "2", "--event-loop", request.param)
     yield proc, port
     if proc.poll() is None:
         proc.kill()
@@ -86,7 +89,7 @@ def test_environment_sets_the_port(tmp_path: Path) -> None:
 
 
 async def test_sigterm_closes_connections_with_a_reason_and_exits(
-    server_process: tuple[subprocess.Popen[bytes], int],
+    server_process: tuple[subprocess.Popen[bytes], int], request: pytest.FixtureRequest
 ) -> None:
     proc, port = server_process
     async with wire_client(f"ws://127.0.0.1:{port}") as (client, _):
@@ -103,6 +106,18 @@ async def test_sigterm_closes_connections_with_a_reason_and_exits(
     code = await asyncio.to_thread(proc.wait, 10)
     assert code == 0
     assert time.monotonic() - started < 5
+    assert proc.stdout is not None
+    log = proc.stdout.read().decode()
+    loop = request.node.callspec.params["server_process"]
+    assert f"(event loop: {loop})" in log and "did not stop within" not in log
+
+
+def test_an_unknown_event_loop_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "--event-loop", "trio"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "--event-loop must be one of uvloop, asyncio" in done.stderr
 
 
 async def test_a_stopped_server_refuses_new_connections(
