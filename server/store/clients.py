@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -36,7 +37,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
@@ -149,10 +150,16 @@ def with_address(url: str, host: str, port: int) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+#: Whether the running task holds a cluster place already (a pipeline's redirected command
+#: runs through ``execute_command`` inside the pipeline's place, and must not wait for one).
+_holding_place = contextvars.ContextVar("holding_place", default=False)
+
+
 class WaitingCluster(RedisCluster):
-    """A ``RedisCluster`` whose requests wait (up to ``TIMEOUT``) for one of ``POOL_SIZE``
-    places rather than fail: a cluster node's pool refuses a connection past its size
-    (``MaxConnectionsError``), where the single Redis's ``BlockingConnectionPool`` waits."""
+    """A ``RedisCluster`` whose requests and pipelines wait (up to ``TIMEOUT``) for one of
+    ``POOL_SIZE`` places rather than fail: a cluster node's pool refuses a connection past
+    its size (``MaxConnectionsError``, after which redis-py closes every node's
+    connections), where the single Redis's ``BlockingConnectionPool`` waits."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -161,6 +168,9 @@ class WaitingCluster(RedisCluster):
     @contextlib.asynccontextmanager
     async def place(self) -> AsyncIterator[None]:
         """Hold one of the places for a request (a pipeline holds one for all its nodes)."""
+        if _holding_place.get():
+            yield
+            return
         if self._places.locked():
             try:
                 async with asyncio.timeout(TIMEOUT):
@@ -169,14 +179,32 @@ class WaitingCluster(RedisCluster):
                 raise redis_errors.ConnectionError("no cluster connection available") from None
         else:
             await self._places.acquire()
+        held = _holding_place.set(True)
         try:
             yield
         finally:
+            _holding_place.reset(held)
             self._places.release()
 
     async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
         async with self.place():
             return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)  # refused by redis-py
+        # (redis-py builds its ClusterPipeline the same way; its stubs call it abstract)
+        return WaitingPipeline(self, transaction)  # type: ignore[abstract]
+
+
+class WaitingPipeline(ClusterPipeline):
+    """A cluster pipeline that runs in one place of its ``WaitingCluster``."""
+
+    cluster_client: WaitingCluster
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        async with self.cluster_client.place():
+            return await super().execute(raise_on_error, allow_redirections)
 
 
 class SharedSentinel(Sentinel):

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import random
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any, cast
 
 import msgpack
@@ -28,7 +28,6 @@ from redis.asyncio.sentinel import Sentinel
 from server.store.clients import (
     TIMEOUT,
     SentinelTarget,
-    WaitingCluster,
     WaitingSentinelPool,
     await_primary,
     cluster_client,
@@ -299,15 +298,6 @@ class RedisStore:
                 await self.redis.connection_pool.disconnect(inuse_connections=False)
         return StoreUnavailable(message)
 
-    @contextlib.asynccontextmanager
-    async def _pipeline_place(self) -> AsyncIterator[None]:
-        """On a cluster, a place among ``POOL_SIZE`` for a pipeline (see WaitingCluster)."""
-        if isinstance(self.redis, WaitingCluster):
-            async with self.redis.place():
-                yield
-        else:
-            yield
-
     async def ping(self) -> bool:
         try:
             return bool(await self.redis.ping())
@@ -378,7 +368,7 @@ class RedisStore:
         try:
             # EVAL, not EVALSHA: a cluster pipeline refuses EVALSHA and would not load the
             # script on each node first; the script is short. One round trip per node.
-            async with self._pipeline_place(), self.redis.pipeline(transaction=False) as pipe:
+            async with self.redis.pipeline(transaction=False) as pipe:
                 for code, value in leases.items():
                     pipe.eval(_RENEW, 1, self.keys.room_lease(code), value, ms)
                 results: Any = await pipe.execute()
@@ -524,7 +514,7 @@ class RedisStore:
             if isinstance(self.redis, RedisCluster):
                 await self.redis.initialize()
                 node = self.redis.get_default_node()
-                async with self._pipeline_place(), self.redis.pipeline() as cpipe:
+                async with self.redis.pipeline() as cpipe:
                     for channel, payload in messages:
                         # (pipe.publish is refused by a cluster pipeline: one node is named)
                         cpipe.execute_command("PUBLISH", channel, payload, target_nodes=node)

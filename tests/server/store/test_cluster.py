@@ -15,6 +15,7 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
+from server.store.clients import POOL_SIZE
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import (
     RedisStore,
@@ -177,6 +178,22 @@ async def test_leases_of_rooms_on_every_node_are_renewed_and_released(
     # lease and fence keys of every room: spread over the nodes
     counts = await keys_per_node(store)
     assert all(count > 0 for count in counts), counts
+
+
+async def test_more_requests_at_once_than_connections_wait_their_turn(
+    store: RedisStore,
+) -> None:
+    """Pipelines and single requests beyond the pool's size wait for a place: none is
+    refused, and no node is asked for more connections than ``POOL_SIZE``."""
+    await store.acquire_lease(CODES[0], "a:1", ttl=30)
+    asked = [store.free_rooms(CODES) for _ in range(POOL_SIZE)]
+    single = [store.lease_holder(code) for code in CODES * 9]
+    results = await asyncio.gather(*asked, *single)
+    assert results[:POOL_SIZE] == [CODES[1:]] * POOL_SIZE
+    assert results[POOL_SIZE:][: len(CODES)] == ["a:1:1", *[None] * (len(CODES) - 1)]
+    assert isinstance(store.redis, RedisCluster)
+    for node in store.redis.get_nodes():
+        assert len(node._connections) <= POOL_SIZE
 
 
 async def test_the_quick_match_queue(either_store: RedisStore) -> None:
