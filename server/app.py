@@ -313,7 +313,7 @@ class App:
         """A room taken over here: its players connected here come back to it at once;
         those connected elsewhere are told to ask it for a fresh snapshot."""
         code = runner.code
-        for player in {*runner.room.people(), *runner.room.watchers}:
+        for player in runner.room.members():
             if self.hub.connected(player):
                 self._background(self._come_back(player, code))
             else:

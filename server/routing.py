@@ -95,7 +95,10 @@ async def apply_op(runner: RoomRunner, op: RoomOp, clock: Callable[[], float]) -
 
 async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> None:
     """A returning player gets their snapshot (showing them connected) and the others
-    learn they are back. If that cannot be saved they still get the snapshot."""
+    learn they are back. If that cannot be saved they still get the snapshot. One who has
+    left (a session that missed the news) is refused: a bot plays the seat's cards now."""
+    if not runner.room.is_member(player):
+        raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
 
     def back(room: Room) -> list[Delivery]:
         out = room.set_connected(player, True)

@@ -9,21 +9,27 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import ErrorCode
+from protocol.events import DealStarted
 from protocol.messages import (
     CreateRoom,
     Error,
     JoinRoom,
     Leave,
+    LeaveQueue,
     Left,
     PlayRequest,
     Queued,
     QuickMatch,
+    ReadyRequest,
+    SeatBot,
     SeatsChanged,
     Snapshot,
 )
+from server.rooms.room import RoomError
 from server.routing import RoomOp
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server, wire_client
@@ -106,6 +112,33 @@ async def test_leaving_a_room_run_elsewhere_frees_the_player(redis_url: str) -> 
                 seats = (await host.recv_type(SeatsChanged)).seats
             await ann.send(QuickMatch())
             await ann.recv_type(Queued)
+
+
+async def test_a_player_who_left_mid_deal_is_not_brought_back_to_the_bots_hand(
+    redis_url: str,
+) -> None:
+    """Ann left during a deal (a bot plays her seat now); a "back" for her, as a session
+    that missed her leaving would send, is refused and shows her no snapshot of the seat."""
+    async with two_processes(redis_url) as (a, b):
+        async with wire_client(a.url, "host") as (host, _), wire_client(b.url, "ann") as (ann, w):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            await ann.send(JoinRoom(code=code))
+            await ann.recv_type(Snapshot)
+            await host.send(SeatBot(level="easy"))
+            await host.send(ReadyRequest())
+            await ann.send(ReadyRequest())
+            await ann.recv_type(DealStarted)
+            await ann.send(Leave())
+            await ann.recv_type(Left)
+            for directory in (b.app.directory, a.app.directory):  # forwarded, then local
+                with pytest.raises(RoomError) as refused:
+                    await directory.op(code, RoomOp("back", w.player_id))
+                assert refused.value.code == ErrorCode.NO_ROOM
+            rid = await ann.send(LeaveQueue())  # answered after anything the ops sent her
+            while not isinstance(message := await ann.recv(), Error):
+                assert not isinstance(message, Snapshot)
+            assert message.request_id == rid and message.code == ErrorCode.NOT_QUEUED
 
 
 async def test_a_join_whose_answer_is_lost_seats_the_player_once(redis_url: str) -> None:
