@@ -116,6 +116,8 @@ class RoomDirectory:
         if fence == 0 or code in self.rooms:
             return  # another process runs it (or this one, adopted meanwhile)
         data = await self.store.load_room(code)
+        if code in self.rooms:
+            return  # adopted meanwhile by another asker here (the lease was this node's)
         if data is None or data.get("closed") is not None:
             await self.store.forget_active(code)
             await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)

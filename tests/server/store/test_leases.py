@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -100,3 +101,29 @@ async def test_a_process_that_lost_its_lease_lets_the_room_go(redis_url: str) ->
                 await runner.change(lambda room: room.set_connected("nobody", True))
             assert refused.value.code == ErrorCode.UNAVAILABLE
     assert code not in first.app.rooms
+
+
+async def test_a_room_asked_for_twice_at_once_is_taken_over_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two players of a room nobody runs reach it at the same moment (or a player and the
+    orphan sweep): one runner takes it over, not two with a clock and bots each."""
+    async with running_server(redis_url, lease_ttl=30) as srv:
+        async with wire_client(srv.url) as (client, _):
+            await client.send(StartPractice(deals=1, speed="slow"))
+            code = (await client.recv_type(Snapshot)).room.code
+            directory = srv.app.directory
+            old = directory.rooms[code]
+            directory.lost(old.room)  # as after a restart: stored, run by nobody
+            await srv.app.store.renew_leases({code: f"{directory.node}:{old.fence}"}, 0)
+            load_room = srv.app.store.load_room
+
+            async def slow_load(code: str) -> dict[str, Any] | None:
+                await asyncio.sleep(0.2)  # the other asker gets its lease meanwhile
+                return await load_room(code)
+
+            monkeypatch.setattr(srv.app.store, "load_room", slow_load)
+            takeovers = srv.app.metrics.room_takeovers._value.get()
+            await asyncio.gather(directory.adopt(code), directory.adopt(code))
+            assert srv.app.metrics.room_takeovers._value.get() == takeovers + 1
+            assert directory.rooms[code] is not old
