@@ -257,7 +257,9 @@ async def test_a_forced_failover_moves_the_store_to_the_new_primary(
                 if stored is not None and int(stored) == version:
                     break
             await asyncio.sleep(0.05)
-        assert switched is not None and time.monotonic() - switched < SENTINEL_CHECK + 1
+        # within a check or two (a busy machine's slack), long before the ~11 s the old
+        # primary takes to be demoted
+        assert switched is not None and time.monotonic() - switched < 2 * SENTINEL_CHECK + 2
         for _ in range(5):  # from here on, every write is the new primary's
             version = await bump()
             assert int(await on_new.hget(store.keys.room_state("ROOM1"), "v")) == version
@@ -300,7 +302,7 @@ async def test_the_primary_dies_and_the_store_follows_the_promoted_replica(
         old = sentinel.primary_port()
         killed = asyncio.ensure_future(asyncio.to_thread(sentinel.kill_primary))
         failures = 0
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30  # above kill_primary's own 20 s
         while not killed.done():  # requests while the Sentinels fail over
             try:
                 await store.load_room("ROOM2")
