@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis
@@ -240,11 +240,3 @@ class Relay:
         player_prefix = f"{self._prefix}player:"
         if name.startswith(player_prefix):
             self._on_player(name[len(player_prefix) :], body)
-
-
-async def ignore_errors(job: Awaitable[None], what: str) -> None:
-    """Run a background job, logging instead of raising (nobody waits for it)."""
-    try:
-        await job
-    except Exception as exc:
-        log.info("%s: %s", what, exc)

@@ -79,10 +79,6 @@ class ClusterProcesses:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.ports[0]}/0"
 
-    @property
-    def urls(self) -> list[str]:
-        return [f"redis://127.0.0.1:{port}/0" for port in self.ports]
-
     def _client(self, port: int) -> Redis:
         return Redis(host="127.0.0.1", port=port, socket_timeout=5, socket_connect_timeout=2)
 

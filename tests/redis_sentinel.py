@@ -8,7 +8,7 @@ sync; ``url`` is the ``redis+sentinel://`` URL of the service. ``failover()`` ha
 promote the replica (``SENTINEL FAILOVER``), ``kill_primary()`` kills the primary so that the
 Sentinel fails over on its own (after ``DOWN_AFTER_MS``); both return once every Sentinel
 names the replica as the primary and it acts as one. The old primary, when still up, goes on
-taking writes until the Sentinel demotes it, some ten seconds later (``wait_demoted``).
+taking writes until the Sentinel demotes it, some ten seconds later.
 """
 
 from __future__ import annotations
@@ -234,13 +234,6 @@ class SentinelProcesses:
         self.nodes[old].wait()
         self._wait_switched(new, timeout)
         return new
-
-    def wait_demoted(self, timeout: float = 30.0) -> None:
-        """Until the old primary (still up after ``failover``) follows the new one, in sync:
-        the Sentinel demotes it some ten seconds after the switch, and kills its clients."""
-        new = self.primary_port()
-        old = next(port for port in self.ports if port != new)
-        self.wait_in_sync(new, old, timeout)
 
     def _wait_switched(self, new: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -394,10 +394,11 @@ def _url_options(url: str) -> dict[str, Any]:
     return options
 
 
-async def is_cluster(url: str, wait: float | None, interval: float = 1.0) -> bool:
+async def is_cluster(url: str, wait: float | None) -> bool:
     """Ask the Redis at ``url`` whether it is a cluster node (``INFO cluster``). While it
-    does not answer, ask again every ``interval`` for up to ``wait`` seconds (None: for as
-    long as it takes), then give up with ``StoreUnavailable``."""
+    does not answer, ask again every second for up to ``wait`` seconds (None: for as long
+    as it takes), then give up with ``StoreUnavailable``."""
+    interval = 1.0
     if url.startswith("unix:"):
         return False  # a cluster is spoken to over TCP only
     deadline = None if wait is None else time.monotonic() + wait

@@ -13,7 +13,6 @@ Which Redis it speaks to (one, a cluster, a Sentinel-managed primary) is
 from __future__ import annotations
 
 import contextlib
-import logging
 import random
 import weakref
 from collections.abc import Mapping
@@ -45,8 +44,6 @@ from server.store.errors import StoreFailure as StoreFailure
 from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.keys import DEFAULT_PREFIX, Keys
-
-log = logging.getLogger(__name__)
 
 #: KEYS: state hash, log stream. ARGV: expected version (-1: none yet), new version, state
 #: blob, TTL seconds (0: none), the writer's fencing token (0: none), then one blob per
