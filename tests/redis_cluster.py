@@ -21,7 +21,7 @@ from redis import Redis
 from redis import exceptions as redis_errors
 
 from server.store.embedded import redis_server_binary
-from tests.redis_server import stop_processes
+from tests.redis_server import answers, stop_processes
 
 SLOTS = 16384
 #: A node's cluster bus listens on its port + 10000 (Redis 6.2 has no ``cluster-port``).
@@ -103,21 +103,13 @@ class ClusterProcesses:
             args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
 
-    def _answers(self, port: int) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
     def _start_node(self, timeout: float = 10.0) -> None:
         """Start one node on a fresh port pair; a port lost to a race is tried again."""
         for _ in range(5):
             port = free_cluster_port(set(self.ports) | {p + BUS_OFFSET for p in self.ports})
             process = self._spawn(port)
             deadline = time.monotonic() + timeout
-            while not self._answers(port):
+            while not answers(port):
                 if process.poll() is not None or time.monotonic() > deadline:
                     break
                 time.sleep(0.01)
@@ -196,7 +188,7 @@ class ClusterProcesses:
         port = self.ports[index]
         self.processes[index] = self._spawn(port)
         deadline = time.monotonic() + timeout
-        while not self._answers(port):
+        while not answers(port):
             if self.processes[index].poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"cluster node {port} did not restart")
             time.sleep(0.01)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -26,22 +25,13 @@ from redis import Redis
 from redis import exceptions as redis_errors
 
 from server.store.embedded import redis_server_binary
-from tests.redis_server import free_port, stop_processes
+from tests.redis_server import answers, free_port, stop_processes
 
 SERVICE = "ddz"
 #: How long a primary may not answer before the Sentinel thinks it down, and how long a
 #: failover may take before it is tried again (milliseconds).
 DOWN_AFTER_MS = 1000
 FAILOVER_TIMEOUT_MS = 5000
-
-
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 def _text(value: Any) -> str:
@@ -122,7 +112,7 @@ class SentinelProcesses:
 
     def _await_answer(self, process: subprocess.Popen[bytes], port: int) -> None:
         deadline = time.monotonic() + 10
-        while not _answers(port):
+        while not answers(port):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"redis-server on {port} did not start; see {self.data_dir}")
             time.sleep(0.01)

@@ -24,6 +24,16 @@ def free_port() -> int:
         return port
 
 
+def answers(port: int) -> bool:
+    """Whether a redis-server (or Sentinel) on this loopback port answers PING."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 class RedisProcess:
     """A redis-server process on a free port; ``stop`` and ``start`` again keep its data
     (an append-only file in ``data_dir``) so a test can restart Redis mid-match."""
@@ -61,12 +71,7 @@ class RedisProcess:
         return self
 
     def answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        return answers(self.port)
 
     def stop(self, kill: bool = False) -> None:
         if self.process is None:

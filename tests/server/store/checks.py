@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+from redis.asyncio.client import PubSub
 
 from server.store.redis_store import RedisStore, StoreUnavailable, pack
 
@@ -19,3 +22,31 @@ async def assert_unavailable(store: RedisStore) -> None:
     with pytest.raises(StoreUnavailable):
         await store.publish_many([("ch", b"x")])
     assert not await store.ping()
+
+
+async def receive(pubsub: PubSub, count: int, timeout: float = 5.0) -> list[tuple[str, bytes]]:
+    """The next ``count`` messages a subscriber hears, as (channel, data)."""
+    got: list[tuple[str, bytes]] = []
+    async with asyncio.timeout(timeout):
+        while len(got) < count:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            if message is not None:
+                got.append((message["channel"].decode(), message["data"]))
+    return got
+
+
+async def published_and_heard(store: RedisStore, tag: str, count: int = 30) -> None:
+    """Messages published through the store, in batches (one of them empty), reach a
+    subscriber it gives, in order."""
+    channels = [f"{store.keys.prefix}{tag}{i}" for i in range(3)]
+    messages = [(channels[i % 3], f"{tag}{i}".encode()) for i in range(count)]
+    subscriber = store.subscriber()
+    try:
+        async with subscriber.pubsub() as pubsub:
+            await pubsub.subscribe(*channels)
+            await store.publish_many(messages[: count // 2])
+            await store.publish_many([])
+            await store.publish_many(messages[count // 2 :])
+            assert await receive(pubsub, len(messages)) == messages
+    finally:
+        await subscriber.aclose()

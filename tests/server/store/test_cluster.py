@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
@@ -26,7 +25,7 @@ from server.store.redis_store import (
 )
 from tests.redis_cluster import ClusterProcesses
 from tests.redis_server import free_port
-from tests.server.store.checks import assert_unavailable
+from tests.server.store.checks import assert_unavailable, published_and_heard, receive
 
 #: Enough room codes that each of the three nodes serves some.
 CODES = [f"R{i:03d}" for i in range(30)]
@@ -233,30 +232,8 @@ async def test_sessions_are_saved_loaded_and_refreshed(store: RedisStore) -> Non
     assert all(count > 0 for count in counts), counts
 
 
-async def receive(pubsub: PubSub, count: int, timeout: float = 5.0) -> list[tuple[str, bytes]]:
-    got: list[tuple[str, bytes]] = []
-    async with asyncio.timeout(timeout):
-        while len(got) < count:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            if message is not None:
-                got.append((message["channel"].decode(), message["data"]))
-    return got
-
-
 async def test_published_messages_reach_a_subscriber_in_order(either_store: RedisStore) -> None:
-    store = either_store
-    channels = [f"{store.keys.prefix}ch{i}" for i in range(3)]
-    messages = [(channels[i % 3], f"m{i}".encode()) for i in range(60)]
-    subscriber = store.subscriber()
-    try:
-        async with subscriber.pubsub() as pubsub:
-            await pubsub.subscribe(*channels)
-            await store.publish_many(messages[:30])
-            await store.publish_many([])
-            await store.publish_many(messages[30:])
-            assert await receive(pubsub, len(messages)) == messages
-    finally:
-        await subscriber.aclose()
+    await published_and_heard(either_store, "m", count=60)
 
 
 async def test_a_publish_on_the_cluster_reaches_subscribers_on_every_node(

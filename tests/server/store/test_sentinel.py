@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import pytest
 from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.store.clients import POOL_SIZE, SENTINEL_CHECK, split_sentinel_url
@@ -26,7 +25,7 @@ from server.store.redis_store import (
 )
 from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import free_port
-from tests.server.store.checks import assert_unavailable
+from tests.server.store.checks import assert_unavailable, published_and_heard
 
 T = TypeVar("T")
 
@@ -73,31 +72,6 @@ async def replicated(store: RedisStore) -> None:
     """Until the replica has every write made so far (WAIT)."""
     acked: Any = await store.redis.execute_command("WAIT", 1, 5000)
     assert acked == 1
-
-
-async def receive(pubsub: PubSub, count: int, timeout: float = 5.0) -> list[tuple[str, bytes]]:
-    got: list[tuple[str, bytes]] = []
-    async with asyncio.timeout(timeout):
-        while len(got) < count:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            if message is not None:
-                got.append((message["channel"].decode(), message["data"]))
-    return got
-
-
-async def published_and_heard(store: RedisStore, tag: str) -> None:
-    """Messages published through the store reach a subscriber it gives, in order."""
-    channels = [f"{store.keys.prefix}{tag}{i}" for i in range(3)]
-    messages = [(channels[i % 3], f"{tag}{i}".encode()) for i in range(30)]
-    subscriber = store.subscriber()
-    try:
-        async with subscriber.pubsub() as pubsub:
-            await pubsub.subscribe(*channels)
-            await store.publish_many(messages[:10])
-            await store.publish_many(messages[10:])
-            assert await receive(pubsub, len(messages)) == messages
-    finally:
-        await subscriber.aclose()
 
 
 def test_sentinel_urls_are_read() -> None:
