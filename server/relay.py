@@ -33,6 +33,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+from server.store.errors import StoreFailure
 from server.store.redis_store import RedisStore, StoreError, pack, unpack
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,10 @@ class Relay:
         if self._pubsub is None or player_id in self._players:
             return
         self._players.add(player_id)
-        await self._pubsub.subscribe(self.player_channel(player_id))
+        try:
+            await self._pubsub.subscribe(self.player_channel(player_id))
+        except StoreFailure as exc:  # the link is down: it subscribes them when it is back
+            log.warning("could not subscribe for %s yet: %s", player_id, exc)
 
     async def unwatch_player(self, player_id: str) -> None:
         if self._pubsub is None or player_id not in self._players:

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from redis import exceptions as redis_errors
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import ErrorCode
@@ -171,3 +172,20 @@ def ann_id(seats: list[Any]) -> str:
     (player,) = [seat.player_id for seat in seats if seat.name == "ann"]
     assert isinstance(player, str)
     return player
+
+
+async def test_a_player_is_welcomed_while_the_relay_cannot_subscribe_for_them(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Subscribing to a player's channel fails (the relay's link is down, the store is up):
+    they are still welcomed, and the relay subscribes them when its link is back."""
+    async with running_server(redis_url) as srv:
+        relay = srv.app.relay
+        assert relay._pubsub is not None
+
+        async def link_down(*_channels: str) -> None:
+            raise redis_errors.ConnectionError("link down")
+
+        monkeypatch.setattr(relay._pubsub, "subscribe", link_down)
+        async with wire_client(srv.url, "ann") as (_, welcome):
+            assert welcome.player_id in relay._players
