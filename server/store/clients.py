@@ -247,7 +247,8 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     def __init__(self, service_name: str, sentinel_manager: Sentinel, **kwargs: Any) -> None:
         super().__init__(service_name, sentinel_manager, **kwargs)  # type: ignore[no-untyped-call]
         self._checked = time.monotonic()
-        self._checking = False
+        #: The check under way, if any (held here so it is not collected mid-flight).
+        self._checking: asyncio.Future[None] | None = None
         #: Called (awaited) with the new primary's address when the Sentinels name another
         #: primary than before.
         self.on_moved: Callable[[tuple[str, int]], Awaitable[None]] | None = None
@@ -271,24 +272,24 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
         if (
             self.is_master
-            and not self._checking
+            and self._checking is None
             and time.monotonic() - self._checked >= SENTINEL_CHECK
         ):
-            await self._check_primary()
+            # beside the request, not before it: slow Sentinels must not stall a request
+            self._checking = asyncio.ensure_future(self._check_primary())
         return await super().get_connection()  # type: ignore[no-untyped-call]
 
     async def _check_primary(self) -> None:
         """Ask the Sentinels for the primary; when it moved, the idle connections are
         dropped (``get_master_address``). A Sentinel that does not answer, or names no
         primary (a failover under way), leaves things as they are: the requests tell."""
-        self._checking = True
         try:
             await self.get_master_address()
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             log.debug("Sentinel check: %s", exc)
         finally:
             self._checked = time.monotonic()
-            self._checking = False
+            self._checking = None
 
     async def release(self, connection: Any) -> None:
         primary = self.master_address
