@@ -87,14 +87,13 @@ class RoomDirectory:
         return runner
 
     async def _closed(self, room: Room) -> None:
-        runner = self.rooms.pop(room.code, None)
-        if runner is not None:
-            runner.stop()
+        self.lost(room)
         if self.on_closed is not None:
             await self.on_closed(room)
 
     def lost(self, room: Room) -> None:
-        """Another process holds the room now (this one's lease ran out): let it go."""
+        """Stop running the room here (another process holds it now, this one's lease
+        having run out; or it closed)."""
         runner = self.rooms.pop(room.code, None)
         if runner is not None:
             runner.stop()
