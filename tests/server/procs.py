@@ -21,6 +21,20 @@ from tests.client.procs import DDZ
 
 TIMEOUT = 120
 Message = dict[str, Any]
+
+
+def after_plays(n: int) -> Callable[[Message], bool]:
+    """A ``read_until`` test true from the ``n``-th play on (mid-trick, for n=4)."""
+    played = 0
+
+    def test(message: Message) -> bool:
+        nonlocal played
+        played += message["type"] == "played"
+        return bool(played >= n)
+
+    return test
+
+
 Action = tuple[int, str, int, tuple[int, ...]]
 """(deal number, kind, seat, what): one public action as a client saw it."""
 

@@ -19,6 +19,7 @@ from tests.server.procs import (
     Client,
     Message,
     ServerProcess,
+    after_plays,
     check_nothing_lost_or_doubled,
     finish_all,
     kill_running,
@@ -55,14 +56,7 @@ async def test_kill_9_at_three_points_of_a_match_loses_and_doubles_nothing(
             await server.start()
 
         await crash(lambda m: m["type"] == "bid")  # during the bidding of deal 1
-        played = 0
-
-        def mid_trick(m: Message) -> bool:
-            nonlocal played
-            played += m["type"] == "played"
-            return played >= 4
-
-        await crash(mid_trick)
+        await crash(after_plays(4))  # mid-trick
         await crash(lambda m: m["type"] == "deal_end")  # between deals
         await finish_all(clients)
     finally:

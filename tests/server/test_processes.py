@@ -22,8 +22,8 @@ from tests.server.balancer import Balancer
 from tests.server.procs import (
     TIMEOUT,
     Client,
-    Message,
     ServerProcess,
+    after_plays,
     check_nothing_lost_or_doubled,
     finish_all,
     kill_running,
@@ -91,14 +91,7 @@ async def play_across_processes(
 
         snapshot = await clients[0].read_until(lambda m: m["type"] == "snapshot")
         code = snapshot["room"]["code"]
-        played = 0
-
-        def mid_trick(m: Message) -> bool:
-            nonlocal played
-            played += m["type"] == "played"
-            return played >= 4
-
-        await asyncio.wait_for(clients[0].read_until(mid_trick), TIMEOUT)
+        await asyncio.wait_for(clients[0].read_until(after_plays(4)), TIMEOUT)  # mid-trick
         owner_port = await lease_port(url, prefix, code)
         (owner,) = [s for s in servers if s.port == owner_port]
         if stop_owner == "kill":
