@@ -302,6 +302,16 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         await super().release(connection)
 
 
+def _timeouts(tries: int) -> dict[str, Any]:
+    """Every client's socket timeouts, and its retries (with backoff) of a request whose
+    connection failed: a pooled connection that Redis dropped (a restart) is reconnected."""
+    return {
+        "socket_timeout": TIMEOUT,
+        "socket_connect_timeout": TIMEOUT,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), tries),
+    }
+
+
 def single_client(url: str) -> Redis:
     # A burst past the pool's size waits for a connection instead of failing (redis-py's
     # plain pool refuses with "Too many connections", which the load test hit).
@@ -309,10 +319,7 @@ def single_client(url: str) -> Redis:
         url,
         max_connections=POOL_SIZE,
         timeout=TIMEOUT,
-        socket_timeout=TIMEOUT,
-        socket_connect_timeout=TIMEOUT,
-        # a pooled connection that Redis dropped (a restart) is retried, reconnected
-        retry=Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
+        **_timeouts(3),
         retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
     )
     return Redis(connection_pool=pool)
@@ -326,9 +333,7 @@ def cluster_client(url: str) -> WaitingCluster:
         **{
             **_url_options(url),
             "max_connections": POOL_SIZE,
-            "socket_timeout": TIMEOUT,
-            "socket_connect_timeout": TIMEOUT,
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
+            **_timeouts(3),
         }
     )
 
@@ -339,9 +344,7 @@ def sentinel_for(target: SentinelTarget) -> SharedSentinel:
     return SharedSentinel(
         list(target.sentinels),
         sentinel_kwargs={
-            "socket_timeout": TIMEOUT,
-            "socket_connect_timeout": TIMEOUT,
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), 1),
+            **_timeouts(1),
             **target.sentinel_options,
         },
     )
@@ -359,9 +362,7 @@ def sentinel_client(sentinel: Sentinel, target: SentinelTarget) -> Redis:
         **{
             "max_connections": POOL_SIZE,
             "timeout": TIMEOUT,
-            "socket_timeout": TIMEOUT,
-            "socket_connect_timeout": TIMEOUT,
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), 3),
+            **_timeouts(3),
             "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
             **target.options,
         },
