@@ -40,6 +40,15 @@ log = logging.getLogger(__name__)
 ROUTE_TRIES = 4
 #: Seconds before asking again for a room whose process has just let it go.
 MOVED_DELAY = 0.05
+#: Seconds a handover waits for changes under way, then for the relay's outbox.
+HAND_OVER_WAIT = 1.0
+
+
+async def _settled(runners: list[RoomRunner]) -> None:
+    """Until no change is under way in these rooms (each change holds its room's lock)."""
+    for runner in runners:
+        async with runner.lock:
+            pass
 
 
 class RoomDirectory:
@@ -165,14 +174,22 @@ class RoomDirectory:
 
     async def hand_over(self) -> None:
         """The process is going down: stop every room's clock and bots, give their leases
-        up and tell the other processes to take them at once."""
+        up and tell the other processes to take them at once.
+
+        Changes already under way finish first, and what they sent other processes is
+        published, before a lease is given up: a room's next process must not send a
+        player its next event before this one's last."""
         self.closing = True
-        for runner in self.rooms.values():
+        runners = list(self.rooms.values())
+        for runner in runners:
             runner.stop()
         leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
         self.rooms.clear()
         if not leases:
             return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_settled(runners), HAND_OVER_WAIT)
+        await self.relay.flush(HAND_OVER_WAIT)
         try:
             await self.store.renew_leases(leases, 0)
         except StoreError as exc:

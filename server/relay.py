@@ -96,12 +96,18 @@ class Relay:
             asyncio.ensure_future(self._send()),
         ]
 
+    async def flush(self, within: float = 1.0) -> None:
+        """Until everything queued so far is published (for at most ``within`` seconds)."""
+        if not self._tasks:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._drained(), within)
+
     async def stop(self, flush: float = 1.0) -> None:
         """Send what is still in the outbox (for at most ``flush`` seconds), then stop."""
         if not self._tasks:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._drained(), flush)
+        await self.flush(flush)
         for task in self._tasks:
             task.cancel()
         _, late = await asyncio.wait(self._tasks, timeout=flush)

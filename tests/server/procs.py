@@ -151,10 +151,14 @@ def journal_actions(records: list[dict[str, Any]]) -> tuple[list[Action], list[i
     return actions, totals
 
 
-def in_order_once(seen: list[Action], journal: list[Action]) -> bool:
-    """Whether ``seen`` is a subsequence of ``journal``: each seen action matched once."""
+def first_out_of_order(seen: list[Action], journal: list[Action]) -> int | None:
+    """Where ``seen`` stops being a subsequence of ``journal`` (each seen action matched
+    once, in order), or None when it is one."""
     remaining = iter(journal)
-    return all(any(action == j for j in remaining) for action in seen)
+    for index, action in enumerate(seen):
+        if not any(action == j for j in remaining):
+            return index
+    return None
 
 
 async def read_journal(store_args: list[str], data_dir: Path, prefix: str, code: str) -> Any:
@@ -202,6 +206,10 @@ async def check_nothing_lost_or_doubled(
         (end,) = [m for m in c.messages if m["type"] == "match_end"]
         assert end["totals"] == totals
         seen = seen_actions(c.messages)
-        assert in_order_once(seen, journal), "a client saw an action the journal lacks or twice"
+        bad = first_out_of_order(seen, journal)
+        assert bad is None, (
+            f"a client saw an action the journal lacks, or twice, or out of order: {seen[bad]}"
+            f" after {seen[max(0, bad - 3) : bad]}; journal: {journal}"
+        )
     kinds = [r["cmd"]["type"] for r in records if r["k"] == "cmd"]
     assert kinds.count("Bid") + kinds.count("Pass") + kinds.count("PlayCards") == len(journal)

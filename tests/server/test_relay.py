@@ -5,6 +5,7 @@ another process has their older connection closed; leaving from elsewhere frees 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -189,3 +190,33 @@ async def test_a_player_is_welcomed_while_the_relay_cannot_subscribe_for_them(
         monkeypatch.setattr(relay._pubsub, "subscribe", link_down)
         async with wire_client(srv.url, "ann") as (_, welcome):
             assert welcome.player_id in relay._players
+
+
+async def test_a_handed_over_room_sends_nothing_before_what_its_old_process_sent(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's last message to ann is still in A's outbox when A goes down: A publishes it
+    before it gives the room up, so what B sends on taking over comes after it."""
+    async with two_processes(redis_url) as (a, b):
+        async with wire_client(a.url, "host") as (host, _), wire_client(b.url, "ann") as (ann, w):
+            await host.send(CreateRoom())
+            code = (await host.recv_type(Snapshot)).room.code
+            await ann.send(JoinRoom(code=code))
+            await ann.recv_type(Snapshot)
+            await host.recv_type(SeatsChanged)  # ann sat down
+            publish_many = a.app.store.publish_many
+
+            async def slow_publish(messages: list[tuple[str, bytes]]) -> None:
+                await asyncio.sleep(0.3)  # A's outbox is behind
+                await publish_many(messages)
+
+            monkeypatch.setattr(a.app.store, "publish_many", slow_publish)
+            await host.send(SeatBot(level="easy"))
+            await host.recv_type(SeatsChanged)  # applied, saved; ann's copy is queued
+            await a.app.directory.hand_over()
+            await b.app.directory.op(code, RoomOp("back", w.player_id))  # B takes it over
+            before = []
+            while not isinstance(message := await ann.recv(), Snapshot):
+                before.append(type(message))
+            # A's (the bot sat down), then B's on taking over (everyone disconnected)
+            assert before == [SeatsChanged, SeatsChanged]
