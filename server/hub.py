@@ -45,9 +45,12 @@ class TokenBucket:
 class Connection:
     """One websocket and the player it speaks for, once it has said hello."""
 
-    def __init__(self, ws: ServerConnection, bucket: TokenBucket) -> None:
+    def __init__(self, ws: ServerConnection, bucket: TokenBucket, address: str = "") -> None:
         self.ws = ws
         self.bucket = bucket
+        #: The client's address (the peer's, or the one a trusted proxy named): the unit
+        #: that per-address limits count.
+        self.address = address
         self.player_id: str | None = None
 
     def send(self, message: BaseModel) -> None:

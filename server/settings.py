@@ -39,6 +39,21 @@ class Settings:
     forward_timeout: float = 3.0
     event_loop: str = "uvloop"
     log_level: str = "INFO"
+    # --- limits against hostile clients (issue 11); 0 switches a cap off ---
+    max_connections: int = 25_000
+    max_connections_per_address: int = 64
+    trusted_proxies: str = ""
+    hello_timeout: float = 10.0
+    send_buffer_limit: int = 1 << 20
+    flood_close_after: int = 200
+    idle_room_timeout: float = 300.0
+    open_rooms_per_address: int = 20
+    new_sessions_per_address: int = 60
+    failed_joins_per_address: int = 10
+    strong_bots_per_address: int = 4
+    bot_queue_limit: int = 16
+    bot_workers: int = 0
+    max_watchers: int = 50
 
 
 _HELP: dict[str, tuple[str, str]] = {
@@ -79,6 +94,55 @@ _HELP: dict[str, tuple[str, str]] = {
         "uvloop (libuv: less CPU per message) or asyncio (the standard library's loop)",
     ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
+    "max_connections": ("DDZ_MAX_CONNECTIONS", "most connections this process holds (0: no cap)"),
+    "max_connections_per_address": (
+        "DDZ_MAX_CONNECTIONS_PER_ADDRESS",
+        "most connections from one client address (0: no cap)",
+    ),
+    "trusted_proxies": (
+        "DDZ_TRUSTED_PROXIES",
+        "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client",
+    ),
+    "hello_timeout": (
+        "DDZ_HELLO_TIMEOUT",
+        "seconds a new connection has to say hello before it is closed",
+    ),
+    "send_buffer_limit": (
+        "DDZ_SEND_BUFFER_LIMIT",
+        "bytes of unsent output a connection may hold before it is closed (a client that"
+        " does not read)",
+    ),
+    "flood_close_after": (
+        "DDZ_FLOOD_CLOSE_AFTER",
+        "refused frames (over the rate, or malformed) after which a connection is closed",
+    ),
+    "idle_room_timeout": (
+        "DDZ_IDLE_ROOM_TIMEOUT",
+        "seconds a room with no connected person lives before it ends",
+    ),
+    "open_rooms_per_address": (
+        "DDZ_OPEN_ROOMS_PER_ADDRESS",
+        "most open rooms created from one client address (0: no cap)",
+    ),
+    "new_sessions_per_address": (
+        "DDZ_NEW_SESSIONS_PER_ADDRESS",
+        "most new sessions one client address may open per minute (0: no cap)",
+    ),
+    "failed_joins_per_address": (
+        "DDZ_FAILED_JOINS_PER_ADDRESS",
+        "failed joins or watches (unknown code) one client address may make per minute"
+        " before it must wait (0: no cap)",
+    ),
+    "strong_bots_per_address": (
+        "DDZ_STRONG_BOTS_PER_ADDRESS",
+        "most strong-bot seats in open rooms created from one client address (0: no cap)",
+    ),
+    "bot_queue_limit": (
+        "DDZ_BOT_QUEUE_LIMIT",
+        "most strong-bot decisions waiting for the bot pool; past it new strong rooms are refused",
+    ),
+    "bot_workers": ("DDZ_BOT_WORKERS", "processes deciding for strong bots (0: up to 2)"),
+    "max_watchers": ("DDZ_MAX_WATCHERS", "most watchers in one room (0: no cap)"),
 }
 
 EVENT_LOOPS = ("uvloop", "asyncio")

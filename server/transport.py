@@ -57,7 +57,9 @@ def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response 
 
 async def _handler(app: App, ws: ServerConnection) -> None:
     s = app.settings
-    conn = Connection(ws, TokenBucket(s.rate_limit, s.rate_burst))
+    peer = ws.remote_address
+    address = str(peer[0]) if peer else ""
+    conn = Connection(ws, TokenBucket(s.rate_limit, s.rate_burst), address)
     app.hub.add(conn)
     try:
         async for frame in ws:
