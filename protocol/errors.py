@@ -13,6 +13,8 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "unknown_type"  # a message type this protocol does not have
     TOO_LARGE = "too_large"  # a frame over the size limit
     RATE_LIMITED = "rate_limited"  # too many requests in a short time
+    LIMIT_REACHED = "limit_reached"  # a cap per client address or session (rooms, sessions, bots)
+    BUSY = "busy"  # the server is at capacity for this (e.g. the strong bots' pool): retry later
     VERSION_MISMATCH = "version_mismatch"  # the client speaks another protocol version
     # session and room
     NO_SESSION = "no_session"  # hello first
