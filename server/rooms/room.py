@@ -115,7 +115,7 @@ class Room:
     match: Match | None = None
     closed: str | None = None
     version: int = 0
-    #: When the last connected person went (None while someone is here, or once closed).
+    #: When the last connected person went (None while someone is here); kept on close.
     idle_since: float | None = None
     #: Whether a person made a move (bid, pass, play) in the match: a match nobody played
     #: is not worth keeping once closed (see ``worth_keeping``).
@@ -608,5 +608,4 @@ class Room:
         msg = RoomClosed(reason=reason)
         out: list[Delivery] = [(p, msg) for p in self.members()]
         self.closed = reason
-        self.idle_since = None
         return out

@@ -63,7 +63,7 @@ def test_a_room_is_idle_from_the_moment_its_last_person_went() -> None:
     out = room.end_idle(NOW + 2 + TIMEOUT, TIMEOUT)
     assert room.closed == "abandoned"
     assert ("walt", RoomClosed(reason="abandoned")) in out
-    assert room.idle_since is None
+    assert room.idle_deadline(TIMEOUT) is None
 
 
 def test_someone_back_before_the_timeout_keeps_the_room() -> None:
