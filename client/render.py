@@ -159,6 +159,7 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
         reason = {
             "match_over": "the match is over",
             "everyone_left": "everyone left",
+            "abandoned": "nobody was here",
         }[message.reason]
         return [[(BOLD, f"room closed: {reason}")]]
     if isinstance(message, Left):

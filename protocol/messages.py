@@ -253,7 +253,8 @@ class BotSpeedChanged(Message):
 
 class RoomClosed(Message):
     type: Literal["room_closed"] = "room_closed"
-    reason: Literal["match_over", "everyone_left"]
+    #: ``abandoned``: nobody was connected for the idle-room timeout.
+    reason: Literal["match_over", "everyone_left", "abandoned"]
 
 
 class Left(Message):

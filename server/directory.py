@@ -87,7 +87,16 @@ class RoomDirectory:
     def run(self, room: Room, saved: bool, fence: int) -> RoomRunner:
         """Run ``room`` here (with the fencing token of this process's lease)."""
         runner = RoomRunner(
-            room, self.hub, self.store, self.rng, self._closed, self.clock, saved, fence, self.lost
+            room,
+            self.hub,
+            self.store,
+            self.rng,
+            self._closed,
+            self.clock,
+            saved,
+            fence,
+            self.lost,
+            self.settings.idle_room_timeout,
         )
         runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
             seconds

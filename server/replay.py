@@ -28,7 +28,7 @@ from protocol.events import (
     SeatControl,
 )
 from server.game.errors import GameError
-from server.game.journal import replay
+from server.game.journal import close_reason, replay
 from server.game.match import Outgoing
 from server.store.embedded import EmbeddedRedis
 from server.store.keys import DEFAULT_PREFIX
@@ -137,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the journal does not replay: {exc}", file=sys.stderr)
         return 2
     if totals is None:
-        print("\n(the match is not over)")
+        reason = close_reason(records)
+        print(f"\n(the match ended early: {reason})" if reason else "\n(the match is not over)")
     return 0
 
 

@@ -9,7 +9,9 @@ sender gets a retryable ``unavailable`` error; timers and bots try again shortly
 After every change the runner looks at the room once: if the seat on turn is a bot's (or a
 person's seat a bot took over) it schedules that bot; if the room is timed it sets a timer
 for the stored absolute deadline. A timer that fires for a turn that has passed is refused
-by the room and simply replaced.
+by the room and simply replaced. Likewise for a room nobody is connected to: a timer for
+the moment it has been idle ``idle_timeout`` seconds (counted from the stored
+``Room.idle_since``, so from before a restart), when the room ends as ``abandoned``.
 """
 
 from __future__ import annotations
@@ -62,8 +64,11 @@ class RoomRunner:
         saved: bool = False,
         fence: int = 0,
         on_lost: Callable[[Room], None] | None = None,
+        idle_timeout: float = 0.0,
     ) -> None:
         self.room = room
+        #: Seconds a room with no connected person lives (0: for ever).
+        self.idle_timeout = idle_timeout
         #: This process's fencing token for the room (its lease); 0 without leases.
         self.fence = fence
         self.on_lost = on_lost
@@ -79,6 +84,7 @@ class RoomRunner:
         self._saved_blob: bytes | None = pack(room.to_data()) if saved else None
         self._timer: asyncio.TimerHandle | None = None
         self._bot: asyncio.TimerHandle | None = None
+        self._idle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
         #: Player id to the process they last came in through (see ``routing.apply_op``).
@@ -96,6 +102,7 @@ class RoomRunner:
         async with self.lock:
             try:
                 deliveries = apply(self.room)
+                self.room.note_presence(self.clock())
             except Exception:
                 self.room.journal.clear()
                 raise
@@ -120,6 +127,7 @@ class RoomRunner:
                 journal,
                 room.closed is not None,
                 self.fence,
+                keep=room.worth_keeping,
             )
         except StoreError as exc:
             self._revert()
@@ -161,10 +169,14 @@ class RoomRunner:
         if room.closed is not None:
             self._spawn(self.on_closed(room))
             return
+        loop = asyncio.get_running_loop()
+        idle_end = room.idle_deadline(self.idle_timeout)
+        if idle_end is not None:
+            wait = max(idle_end - self.clock(), delay or 0.0, 0.0)
+            self._idle = loop.call_later(wait, self._start, self._idle_over)
         match = room.match
         if match is None:
             return
-        loop = asyncio.get_running_loop()
         turn = match.turn
         if turn is not None and turn in room.bot_seats():
             seat = room.seats[turn]
@@ -176,10 +188,10 @@ class RoomRunner:
             self._timer = loop.call_later(wait, self._start, self._clock_ran_out)
 
     def _cancel(self) -> None:
-        for handle in (self._timer, self._bot):
+        for handle in (self._timer, self._bot, self._idle):
             if handle is not None:
                 handle.cancel()
-        self._timer = self._bot = None
+        self._timer = self._bot = self._idle = None
 
     def stop(self) -> None:
         """Stop the clock and the bots for good (the room closed or the process is going
@@ -202,6 +214,13 @@ class RoomRunner:
             await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
         except (GameError, RoomError) as exc:
             log.debug("room %s: timer refused (%s)", self.code, exc)
+            self._retry(exc)
+
+    async def _idle_over(self) -> None:
+        try:
+            await self.change(lambda room: room.end_idle(self.clock(), self.idle_timeout))
+        except (GameError, RoomError) as exc:
+            log.debug("room %s: idle timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     def _retry(self, exc: GameError | RoomError) -> None:

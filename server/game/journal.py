@@ -1,9 +1,11 @@
 """The match journal: what a store appends to a room's log so the match can be replayed.
 
-Three kinds of record, plain data each: ``start`` (the config, the given first bidder and
-the time), ``cmd`` (one accepted command and the time it was applied), and ``draw`` (one
-result of the random source: a shuffled deck or a drawn seat). Replaying the commands in
-order against the recorded draws rebuilds the match exactly (``replay``).
+Four kinds of record, plain data each: ``start`` (the config, the given first bidder and
+the time), ``cmd`` (one accepted command and the time it was applied), ``draw`` (one
+result of the random source: a shuffled deck or a drawn seat), and ``close`` (the room
+ended the match before its end, and why: ``abandoned`` when nobody was connected).
+Replaying the commands in order against the recorded draws rebuilds the match exactly
+(``replay``; a ``close`` changes nothing in the match).
 """
 
 from __future__ import annotations
@@ -87,6 +89,16 @@ def start_record(config: MatchConfig, first_bidder: int | None, now: float) -> R
 
 def command_record(command: Command, now: float) -> Record:
     return {"k": "cmd", "cmd": command_to_data(command), "now": now}
+
+
+def close_record(reason: str, now: float) -> Record:
+    return {"k": "close", "reason": reason, "now": now}
+
+
+def close_reason(records: Iterable[Record]) -> str | None:
+    """Why the room ended the match early, as journalled (None: it did not say)."""
+    reasons = [r["reason"] for r in records if r["k"] == "close"]
+    return reasons[-1] if reasons else None
 
 
 def replay(records: Iterable[Record]) -> Iterator[tuple[Record, Match, list[Outgoing]]]:

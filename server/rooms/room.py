@@ -5,6 +5,11 @@ turn, state version, then the rules), changes the state or raises ``RoomError``/
 having changed nothing, and returns deliveries: (player id, message) pairs. Every message
 passes through here, addressed by the match's audiences and the room's seats, so a hidden
 card only ever goes to the seat that holds it. The state round-trips through plain data.
+
+A room with no connected person is idle (bots and watchers keep nobody company): from the
+moment the last person went (``idle_since``, saved with the room, so a restart does not
+reset it) the runtime may end it with ``end_idle`` once the idle-room timeout has passed;
+anyone coming back first keeps it.
 """
 
 from __future__ import annotations
@@ -38,7 +43,13 @@ from protocol.messages import (
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready, ReadyTimeout, Resume, Timeout
 from server.game.deal import SEATS, RandomSource
 from server.game.errors import AlreadyReady
-from server.game.journal import Record, RecordingRandom, command_record, start_record
+from server.game.journal import (
+    Record,
+    RecordingRandom,
+    close_record,
+    command_record,
+    start_record,
+)
 from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
 
 
@@ -63,6 +74,7 @@ Actor = str | BotActor
 Delivery = tuple[str, Message]
 """A message for one player id."""
 SeatKind = Literal["empty", "person", "bot"]
+CloseReason = Literal["match_over", "everyone_left", "abandoned"]
 
 
 @dataclass
@@ -103,6 +115,11 @@ class Room:
     match: Match | None = None
     closed: str | None = None
     version: int = 0
+    #: When the last connected person went (None while someone is here); kept on close.
+    idle_since: float | None = None
+    #: Whether a person made a move (bid, pass, play) in the match: a match nobody played
+    #: is not worth keeping once closed (see ``worth_keeping``).
+    played: bool = False
     journal: list[Record] = field(default_factory=list, compare=False, repr=False)
     """Journal records not yet stored; runtime only, not part of ``to_data``."""
 
@@ -175,6 +192,8 @@ class Room:
             "match": None if self.match is None else self.match.to_data(),
             "closed": self.closed,
             "version": self.version,
+            "idle_since": self.idle_since,
+            "played": self.played,
         }
 
     @classmethod
@@ -299,7 +318,10 @@ class Room:
             if 0 < request.id <= self.seats[seat].last_request:
                 raise RoomError(ErrorCode.DUPLICATE, f"request {request.id} was received already")
         out = self._handle_seat(actor, seat, request, now, rng)
-        if not isinstance(actor, BotActor) and request.id > 0:
+        person = not isinstance(actor, BotActor)
+        if person and isinstance(request, BidRequest | PassRequest | PlayRequest):
+            self.played = True
+        if person and request.id > 0:
             self.seats[seat].last_request = request.id
         self.version += 1
         return out
@@ -528,7 +550,61 @@ class Room:
         self.version += 1
         return self._seats_changed()
 
-    def _close(self, reason: Literal["match_over", "everyone_left"]) -> list[Delivery]:
+    # --- idle rooms -------------------------------------------------------------------
+
+    def connected_people(self) -> list[str]:
+        """Player ids of the seated persons connected now: the ones who keep the room alive
+        (a bot or a watcher does not)."""
+        return [
+            s.player_id
+            for s in self.seats
+            if s.kind == "person" and s.player_id and s.connected and not s.left
+        ]
+
+    def note_presence(self, now: float) -> None:
+        """Start the idle clock when no person is connected, stop it when one is. The
+        runtime calls it after every change, so that every way in and out (join, leave,
+        back, gone, a restart) is counted alike."""
+        if self.closed is not None:
+            return
+        idle = not self.connected_people()
+        if idle and self.idle_since is None:
+            self.idle_since = now
+        elif not idle and self.idle_since is not None:
+            self.idle_since = None
+        else:
+            return
+        self.version += 1
+
+    def idle_deadline(self, timeout: float) -> float | None:
+        """When the room ends for want of people (None: someone is here, or no timeout)."""
+        if self.idle_since is None or self.closed is not None or timeout <= 0:
+            return None
+        return self.idle_since + timeout
+
+    def end_idle(self, now: float, timeout: float) -> list[Delivery]:
+        """The idle timer fired: close the room as ``abandoned`` (a match is journalled so).
+        Raises RoomError when someone is here or the timeout has not passed (a stale
+        timer)."""
+        self._check_open()
+        deadline = self.idle_deadline(timeout)
+        if deadline is None:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "the room is not idle")
+        if now < deadline:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "the room has not been idle long enough")
+        if self.match is not None:
+            self.journal.append(close_record("abandoned", now))
+        self.version += 1
+        return self._close("abandoned")
+
+    @property
+    def worth_keeping(self) -> bool:
+        """Whether a closed room's record is kept for ``finished_ttl`` (its journal is what
+        replay reads): its match ran to the end, or a person played in it. A waiting room
+        everyone left, or a match closed before any person moved, is not."""
+        return self.closed == "match_over" or self.played
+
+    def _close(self, reason: CloseReason) -> list[Delivery]:
         msg = RoomClosed(reason=reason)
         out: list[Delivery] = [(p, msg) for p in self.members()]
         self.closed = reason

@@ -5,13 +5,21 @@ Lua script may write them together. Keys that index across rooms (the active set
 written in separate steps, never in a room's script. Every key starts with the prefix
 (``ddz:`` unless configured), so several deployments or test runs can share one Redis.
 
-- ``PREFIXroom:{CODE}:state``, hash: ``v`` the version, ``s`` the room as msgpack; expires
-  ``finished_ttl`` after the room closes.
-- ``PREFIXroom:{CODE}:log``, stream: one entry ``e`` (msgpack) per journal record; expires
-  with the state.
+No key lives for ever. While a room is open its state, log and fence never expire; a room
+ends when everyone left, its match is over, or nobody was connected for
+``idle_room_timeout``, and then its state, log and fence get one TTL: ``finished_ttl``
+for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEFLY``
+(60 s) for any other room (see ``Room.worth_keeping``).
+
+- ``PREFIXroom:{CODE}:state``, hash: ``v`` the version, ``s`` the room as msgpack, ``f``
+  the last writer's fencing token; expires after the room closes (above).
+- ``PREFIXroom:{CODE}:log``, stream: one entry ``e`` (msgpack) per journal record (none
+  before a match starts); expires with the state.
 - ``PREFIXroom:{CODE}:lease``, string ``NODE:FENCE``: the process that runs the room; expires
   ``--lease-ttl`` after its last renewal. ``PREFIXroom:{CODE}:fence``, counter: raised by
-  one at every new lease, so a later owner always holds a higher fencing token.
+  one at every new lease (and above the state's ``f``), so a later owner always holds a
+  higher fencing token; expires with the state, and a new room of the same code makes it
+  lasting again.
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.

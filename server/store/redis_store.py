@@ -45,9 +45,17 @@ from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.keys import DEFAULT_PREFIX, Keys
 
-#: KEYS: state hash, log stream. ARGV: expected version (-1: none yet), new version, state
-#: blob, TTL seconds (0: none), the writer's fencing token (0: none), then one blob per
-#: journal record. A writer whose token is below the one that last wrote is a stale owner.
+#: Seconds a closed room not worth keeping (no match played, see ``Room.worth_keeping``)
+#: stays: longer than a lease, so its code is not given to a new room while a process
+#: that ran it may still act on it, and a late request finds it closed, not a stranger's.
+CLOSED_BRIEFLY = 60
+
+#: KEYS: state hash, log stream, fence counter. ARGV: expected version (-1: none yet), new
+#: version, state blob, TTL seconds (0: none; the room closes), the writer's fencing token
+#: (0: none), then one blob per journal record. A writer whose token is below the one that
+#: last wrote is a stale owner. A new room's keys lose any TTL left by an earlier room of
+#: the same code; a closing room's keys, the fence too, all get the TTL (while the room
+#: lives its fence never expires: a token must not go back for a live room).
 _SAVE_ROOM = """
 local fence = redis.call('HGET', KEYS[1], 'f')
 if fence and tonumber(fence) > tonumber(ARGV[5]) then
@@ -64,8 +72,9 @@ for i = 6, #ARGV do
 end
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
-    redis.call('EXPIRE', KEYS[1], ttl)
-    redis.call('EXPIRE', KEYS[2], ttl)
+    for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+elseif ARGV[1] == '-1' then
+    for i = 2, 3 do redis.call('PERSIST', KEYS[i]) end
 end
 return 1
 """
@@ -104,8 +113,10 @@ end
 return out
 """
 
-#: KEYS: lease, fence counter. ARGV: node id, TTL ms. The fencing token of this node's
-#: lease (a new one, raised, when the room had no owner), or 0 when another node holds it.
+#: KEYS: lease, fence counter, state hash. ARGV: node id, TTL ms. The fencing token of this
+#: node's lease (a new one, raised, when the room had no owner), or 0 when another node
+#: holds it. A new token is above the last writer's (``f`` in the state) even if the
+#: counter was lost, so it never goes back for a stored room.
 _ACQUIRE = """
 local held = redis.call('GET', KEYS[1])
 if held then
@@ -117,6 +128,11 @@ if held then
     return 0
 end
 local token = redis.call('INCR', KEYS[2])
+local last = tonumber(redis.call('HGET', KEYS[3], 'f') or '0')
+if token <= last then
+    token = last + 1
+    redis.call('SET', KEYS[2], token, 'KEEPTTL')
+end
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
 return token
 """
@@ -312,15 +328,21 @@ class RedisStore:
         journal: list[dict[str, Any]],
         closed: bool = False,
         fence: int = 0,
+        keep: bool = True,
     ) -> None:
         """Write the packed state and append the journal atomically, if the stored version
         is ``expected_version`` (-1 for a room not yet stored) and no later owner (a higher
-        fencing token) has written the room."""
+        fencing token) has written the room. A closing room's keys expire after
+        ``finished_ttl`` (``keep``: a match for replay) or ``CLOSED_BRIEFLY``, and it
+        leaves the active and watchable sets."""
+        ttl = 0
+        if closed:
+            ttl = self.finished_ttl if keep else min(self.finished_ttl, CLOSED_BRIEFLY)
         args: list[Any] = [
             expected_version,
             version,
             state,
-            self.finished_ttl if closed else 0,
+            ttl,
             fence,
             *(pack(record) for record in journal),
         ]
@@ -330,9 +352,12 @@ class RedisStore:
             # reads and drops, never a room that recovery would miss.
             if expected_version < 0 and not closed:
                 await self.redis.sadd(self.keys.active_rooms, code)
-            await self._save_room(
-                keys=[self.keys.room_state(code), self.keys.room_log(code)], args=args
-            )
+            keys = [
+                self.keys.room_state(code),
+                self.keys.room_log(code),
+                self.keys.room_fence(code),
+            ]
+            await self._save_room(keys=keys, args=args)
             if closed:
                 await self.redis.srem(self.keys.active_rooms, code)
                 await self.redis.zrem(self.keys.watchable, code)
@@ -349,7 +374,11 @@ class RedisStore:
 
     async def acquire_lease(self, code: str, node: str, ttl: float) -> int:
         """This node's fencing token for running the room, or 0 when another holds it."""
-        keys = [self.keys.room_lease(code), self.keys.room_fence(code)]
+        keys = [
+            self.keys.room_lease(code),
+            self.keys.room_fence(code),
+            self.keys.room_state(code),
+        ]
         try:
             token: Any = await self._acquire(keys=keys, args=[node, int(ttl * 1000)])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
@@ -409,9 +438,10 @@ class RedisStore:
         return sorted(m.decode() for m in members)
 
     async def forget_active(self, code: str) -> None:
-        """Drop a code from the active set (its state is gone or closed)."""
+        """Drop a code from the active and watchable sets (its state is gone or closed)."""
         try:
             await self.redis.srem(self.keys.active_rooms, code)
+            await self.redis.zrem(self.keys.watchable, code)
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
 
