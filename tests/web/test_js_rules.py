@@ -165,13 +165,28 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], d
     return out, given
 
 
+def describe(expected: Any, got: Any) -> str:
+    """How two answers differ; for lists of plays, which plays and where, not the lists."""
+    if not (isinstance(expected, list) and isinstance(got, list)):
+        return f"python: {expected}\n    js:     {got}"
+    missing = [p for p in expected if p not in got]
+    extra = [p for p in got if p not in expected]
+    if missing or extra:
+        return f"{len(expected)} plays in python, {len(got)} in js; only in python: " + (
+            f"{missing[:5]}, only in js: {extra[:5]}"
+        )
+    first = next(i for i, (e, g) in enumerate(zip(expected, got, strict=True)) if e != g)
+    python, js = expected[first : first + 3], got[first : first + 3]
+    return f"the same plays in another order, from #{first}: python {python}, js {js}"
+
+
 def assert_same(
     what: str, got: Sequence[Any], expected: Sequence[Any], about: Sequence[Any]
 ) -> None:
     """Fail on any difference, showing the first few with what was asked."""
     assert len(got) == len(expected), f"{what}: {len(got)} answers for {len(expected)} questions"
     diffs = [(q, e, g) for q, e, g in zip(about, expected, got, strict=True) if e != g]
-    shown = "\n".join(f"  {q}\n    python: {e}\n    js:     {g}" for q, e, g in diffs[:5])
+    shown = "\n".join(f"  {q}\n    {describe(e, g)}" for q, e, g in diffs[:5])
     assert not diffs, f"{what}: {len(diffs)} of {len(expected)} differ, the first:\n{shown}"
 
 
