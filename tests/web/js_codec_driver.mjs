@@ -38,6 +38,8 @@ const out = {
     { type: "hello", name: "ann", version: PROTOCOL_VERSION, token: undefined },
     { type: "play", id: 9, ranks: [3, 3, 3, 4], version: undefined },
     { type: "pass", id: 10, version: 12 },
+    { type: "ready", id: undefined }, // sent as nil, the server would refuse it
+    { type: "start_practice", id: 11, deals: undefined, level: "easy" },
   ].map((message) => hex(encode(message))),
   decoded: input.server.map((/** @type {any} */ frame) => decode(data(frame))),
   refused: input.bad.map((/** @type {any} */ frame) => {

@@ -97,6 +97,8 @@ JS_LITERALS: list[BaseModel] = [
     Hello(name="ann", version=PROTOCOL_VERSION),
     PlayRequest(id=9, ranks=[3, 3, 3, 4]),
     PassRequest(id=10, version=12),
+    ReadyRequest(),
+    StartPractice(id=11, level="easy"),
 ]
 
 _TURN = TurnStarted(
