@@ -100,7 +100,7 @@ export class ProtocolError extends Error {
 const encoder = new Encoder({ ignoreUndefined: true });
 const decoder = new Decoder({
   // as Python's strict_map_key: map keys are strings (field names), nothing else
-  mapKeyConverter: (key) => {
+  mapKeyConverter: (/** @type {unknown} */ key) => {
     if (typeof key !== "string") throw new TypeError("map keys must be strings");
     return key;
   },
