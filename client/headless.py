@@ -40,7 +40,8 @@ from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhauste
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
 from client.options import Options, setup_request
-from client.render import event_lines, lobby_lines, plain, room_list_lines
+from client.render import code, event_lines, lobby_lines, plain, room_list_lines
+from client.safe_text import printable
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -87,6 +88,12 @@ RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
 PASSED_CODES = frozenset(
     {ErrorCode.STALE, ErrorCode.DUPLICATE, ErrorCode.ALREADY_READY, ErrorCode.NOT_YOUR_TURN}
 )
+
+
+def show(stream: TextIO, text: str) -> None:
+    """Print a line for the person running us; it may quote the server, so it is made safe
+    (``client.safe_text``) first."""
+    print(printable(text), file=stream, flush=True)
 
 
 class SessionEnded(Exception):
@@ -141,7 +148,7 @@ class Headless:
 
     def note(self, text: str) -> None:
         """A line for the person running us, on stderr."""
-        print(f"ddz: {text}", file=self.err, flush=True)
+        show(self.err, f"ddz: {text}")
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -213,7 +220,7 @@ class Headless:
         if self.opts.mode != "create":
             return
         if first:
-            print(f"room code: {room.code}", file=self.err, flush=True)
+            show(self.err, f"room code: {code(room.code)}")
         if room.table is not None or room.your_seat is None:
             return
         if first and self.opts.bot_speed is not None:
@@ -228,7 +235,7 @@ class Headless:
         """A request was refused: sent again (or decided again) later when it may pass then;
         the end for a setup or protocol error; a fallback action for a refused bot move; a
         note on stderr otherwise."""
-        print(f"refused: {error.message} [{error.code}]", file=self.err, flush=True)
+        show(self.err, f"refused: {error.message} [{error.code}]")
         rid = error.request_id
         request = self.resendable.pop(rid, None) if rid is not None else None
         decided = self.decisions.pop(rid, None) if rid is not None else None
@@ -349,7 +356,7 @@ async def open_first(opts: Options, err: TextIO) -> Link:
     that does not answer at all is an error at once (the caller exits ``EXIT_CONNECT``)."""
 
     def retrying(error: LinkError, delay: float) -> None:
-        print(f"ddz: {error}; trying again in {delay:.1f} s", file=err, flush=True)
+        show(err, f"ddz: {error}; trying again in {delay:.1f} s")
 
     return await open_with_retry(
         opts.server,
@@ -371,7 +378,7 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
     try:
         link = await open_first(opts, err)
     except LinkError as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_CONNECT
     deadline = time.monotonic() + max(opts.reconnect_for, 0.0)
     try:
@@ -381,7 +388,7 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
                 break
             except ConnectionClosed as exc:
                 if time.monotonic() >= deadline:
-                    print(f"ddz: the server closed the connection ({exc})", file=err, flush=True)
+                    show(err, f"ddz: the server closed the connection ({exc})")
                     return EXIT_SESSION
                 with contextlib.suppress(Exception):
                     await link.close()
@@ -394,10 +401,10 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
                         max(0.0, deadline - time.monotonic()),
                     )
                 except LinkError as error:
-                    print(f"ddz: {error}", file=err, flush=True)
+                    show(err, f"ddz: {error}")
                     return EXIT_SESSION
     except SessionEnded as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_SESSION
     finally:
         await link.close()
@@ -429,7 +436,7 @@ async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
             else:
                 delays = delays or UNAVAILABLE.delays()
                 delay = next(delays)
-            print(f"ddz: refused: {message.message} [{message.code}]", file=err, flush=True)
+            show(err, f"ddz: refused: {message.message} [{message.code}]")
             await asyncio.sleep(delay)
             rid = await link.send(ListRooms())
 
@@ -439,13 +446,13 @@ async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     try:
         link = await open_first(opts, err)
     except LinkError as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_CONNECT
     headless = Headless(link, opts, out, err)
     try:
         return await headless.run()
     except SessionEnded as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_SESSION
     finally:
         await headless.link.close()

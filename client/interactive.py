@@ -34,6 +34,7 @@ from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.render import DIM, WARN, Fragments, event_lines, lobby_lines, queued_line, table_panel
+from client.safe_text import printable, printable_fragments
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -71,8 +72,8 @@ MENU: Fragments = [
 
 
 def say(fragments: Fragments) -> None:
-    """Print one line above the prompt."""
-    print_formatted_text(FormattedText(fragments), style=STYLE)
+    """Print one line above the prompt (made safe: it may quote the server)."""
+    print_formatted_text(FormattedText(printable_fragments(fragments)), style=STYLE)
 
 
 class Interactive:
@@ -114,12 +115,12 @@ class Interactive:
             waited = time.monotonic() - self.queued_at
             line = queued_line(self.queued.wait, self.queued.waiting, waited)
             hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
-            return FormattedText([*line, ("", "\n"), *hint])
+            return FormattedText(printable_fragments([*line, ("", "\n"), *hint]))
         if state is None or (not self.in_room() and not state.match_over):
             return FormattedText(MENU)
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        return FormattedText(table_panel(state, time.monotonic(), verdict))
+        return FormattedText(printable_fragments(table_panel(state, time.monotonic(), verdict)))
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -355,7 +356,7 @@ class Interactive:
         try:
             self.link = await Link.open(self.opts.server, self.opts.name, numbers=self.numbers)
         except LinkError as exc:
-            print(f"ddz: {exc}")
+            print(printable(f"ddz: {exc}"))
             return EXIT_CONNECT
         with patch_stdout(raw=True):
             say([("bold", f"ddz: connected to {self.opts.server} as {self.link.welcome.name}")])
