@@ -22,6 +22,12 @@ seated us, with people or bots. The server drops the queue entry of a dropped co
 a session resumed with no room and no match yet joins the queue again. ``list`` (see
 ``run_list``) prints the live rooms and exits.
 
+The session is kept on disk (``client.saved_session``, unless ``--no-save-session``): a
+restarted ``ddz`` resumes it, and when the server puts it back in its room (``Welcome`` with
+``room``, then the room's ``Snapshot``) the subcommand's setup request is not sent: the
+session goes on in that room. The saved session is forgotten when there is nothing to come
+back to: the match ended, we left, or the room closed.
+
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
 """
@@ -42,6 +48,7 @@ from client.connection import Link, LinkError, RequestNumbers, open_with_retry, 
 from client.options import Options, setup_request
 from client.render import code, event_lines, lobby_lines, plain, room_list_lines
 from client.safe_text import printable
+from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -110,9 +117,12 @@ class Headless:
         out: TextIO,
         err: TextIO,
         retry_schedule: Backoff = UNAVAILABLE,
+        store: SessionFile | None = None,
     ) -> None:
         self.link = link
         self.opts = opts
+        #: Where the session is kept for the next start (None: it is not kept).
+        self.store = store
         self.out = out
         self.err = err
         self.auto = AutoPlayer.for_level(opts.auto) if opts.auto else None
@@ -157,10 +167,15 @@ class Headless:
             raise SessionEnded(
                 "headless mode needs a subcommand: practice, create, join, watch or quick"
             )
-        self.emit(None, self.link.welcome)
+        welcome = self.link.welcome
+        self.emit(None, welcome)
         status: int | None = None
         try:
-            await self.send_setup()
+            if welcome.resumed and welcome.room is not None:
+                # A restarted client, back in its room: that room's snapshot follows.
+                self.note(f"resumed the saved session: back in room {code(welcome.room)}")
+            else:
+                await self.send_setup()
         except ConnectionClosed as exc:
             status = await self.reconnect(exc)
         while status is None:
@@ -188,18 +203,31 @@ class Headless:
         if isinstance(message, Error):
             await self.refused(message)
         elif isinstance(message, Snapshot):
+            table = message.room.table
+            if table is not None and table.phase == "over":
+                # Resumed into a room whose match had ended: its result came before.
+                self.forget_session()
+                return EXIT_OK
             await self.opened(message, first=before is None)
         elif isinstance(message, MatchEnded):
             self.match_ended = True
+            self.forget_session()
             return EXIT_OK
         elif isinstance(message, RoomClosed):
+            self.forget_session()
             raise SessionEnded(f"the room closed without a result ({message.reason})")
         elif isinstance(message, Left):
+            self.forget_session()
             raise SessionEnded("we left the room")
         elif isinstance(message, QueueLeft) and self.state is None:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def forget_session(self) -> None:
+        """Nothing to come back to: the next start opens a new session."""
+        if self.store is not None:
+            self.store.forget()
 
     async def send(self, request: Request, resend: bool = False) -> int:
         """Send a request; ``resend``: send it again as it is if refused as retryable."""
@@ -319,6 +347,8 @@ class Headless:
                     notice=self._retrying,
                 )
             except LinkError as error:
+                if error.code == ErrorCode.BAD_TOKEN:
+                    self.forget_session()
                 raise SessionEnded(f"could not resume the session: {error}") from error
             try:
                 return await self.resumed()
@@ -351,24 +381,29 @@ class Headless:
         raise SessionEnded("the room is gone: it closed while we were away")
 
 
-async def open_first(opts: Options, err: TextIO) -> Link:
-    """The first link: a refusal as ``unavailable`` is tried again for a while, but a server
-    that does not answer at all is an error at once (the caller exits ``EXIT_CONNECT``)."""
+async def open_first(opts: Options, err: TextIO, store: SessionFile | None = None) -> Link:
+    """The first link, resuming the session saved in ``store`` if any: a refusal as
+    ``unavailable`` is tried again for a while, but a server that does not answer at all is
+    an error at once (the caller exits ``EXIT_CONNECT``)."""
 
     def retrying(error: LinkError, delay: float) -> None:
         show(err, f"ddz: {error}; trying again in {delay:.1f} s")
 
-    return await open_with_retry(
-        opts.server,
-        opts.name,
-        None,
-        RequestNumbers(),
-        max(opts.reconnect_for, 0.0),
-        wait_first=False,
-        retry_unreachable=False,
-        schedule=UNAVAILABLE,
-        notice=retrying,
-    )
+    async def opener(token: str | None) -> Link:
+        return await open_with_retry(
+            opts.server,
+            opts.name,
+            token,
+            numbers,
+            max(opts.reconnect_for, 0.0),
+            wait_first=False,
+            retry_unreachable=False,
+            schedule=UNAVAILABLE,
+            notice=retrying,
+        )
+
+    numbers = RequestNumbers()
+    return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"))
 
 
 async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
@@ -443,12 +478,15 @@ async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
 
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     """Run one headless session; returns the process exit status."""
+    store = SessionFile.claim(opts.server) if opts.keep_session else None
     try:
-        link = await open_first(opts, err)
+        link = await open_first(opts, err, store)
     except LinkError as exc:
         show(err, f"ddz: {exc}")
+        if store is not None:
+            store.release()
         return EXIT_CONNECT
-    headless = Headless(link, opts, out, err)
+    headless = Headless(link, opts, out, err, store=store)
     try:
         return await headless.run()
     except SessionEnded as exc:
@@ -456,3 +494,5 @@ async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
         return EXIT_SESSION
     finally:
         await headless.link.close()
+        if store is not None:
+            store.release()
