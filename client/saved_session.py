@@ -96,7 +96,8 @@ class SessionFile:
         store = cls(server, folder if folder is not None else state_folder())
         try:
             store._make_folder()
-            lock = open(store.path.with_suffix(".lock"), "ab")  # noqa: SIM115 (held open)
+            fd = os.open(store.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+            lock = os.fdopen(fd, "wb")  # held open: the flock lasts while it is
         except OSError:
             return None
         try:

@@ -68,6 +68,7 @@ def test_kept_with_0600_in_a_0700_folder(tmp_path: Path) -> None:
     assert store.load() == "token-1"
     assert mode(folder) == 0o700
     assert mode(store.path) == 0o600
+    assert mode(store.path.with_suffix(".lock")) == 0o600
     assert json.loads(store.path.read_text())["server"] == SERVER
 
 
