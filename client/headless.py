@@ -267,15 +267,18 @@ class Headless:
         rid = error.request_id
         request = self.resendable.pop(rid, None) if rid is not None else None
         decided = self.decisions.pop(rid, None) if rid is not None else None
+        # (No setup was sent when a saved session put us back in a room: setup_id is None,
+        # and a refusal naming no request is not about it.)
+        setup = rid is not None and rid == self.setup_id
         if error.code in RETRY_CODES:
-            if rid == self.setup_id and self.state is not None:
+            if setup and self.state is not None:
                 # The room opened (its snapshot came) before the server failed to note it
                 # in the session: the setup took effect, do not send it again.
                 return
             await asyncio.sleep(self.retry_delay(error.code))
             if request is not None:
                 new_id = await self.send(request, resend=True)
-                if rid == self.setup_id:
+                if setup:
                     self.setup_id = new_id
             elif (
                 self.auto is not None
@@ -284,15 +287,11 @@ class Headless:
             ):
                 self.auto.forget(self.state)  # unapplied: decide again
             return
-        if (
-            rid == self.setup_id
-            and self.opts.mode == "quick"
-            and error.code == ErrorCode.ALREADY_QUEUED
-        ):
+        if setup and self.opts.mode == "quick" and error.code == ErrorCode.ALREADY_QUEUED:
             # Our entry outlived a drop (the server went down before it could take us off
             # the queue): we are waiting still, the match will come.
             return
-        if self.state is None or rid == self.setup_id or error.code in FATAL_CODES:
+        if self.state is None or setup or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
         if self.auto is None:
             return

@@ -9,6 +9,8 @@ test_saved_session_e2e.py.)
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import stat
@@ -18,9 +20,12 @@ import pytest
 
 from client.cli import parse_args
 from client.connection import Link, LinkError
+from client.headless import Headless, SessionEnded
+from client.options import Options
 from client.saved_session import SessionFile, open_kept, session_file, state_folder
 from protocol.errors import ErrorCode
-from protocol.messages import Welcome
+from protocol.events import MatchEnded
+from protocol.messages import Left, RoomClosed, Welcome
 
 SERVER = "ws://127.0.0.1:8765"
 
@@ -191,3 +196,21 @@ async def test_a_new_session_is_kept(tmp_path: Path) -> None:
     store = store_in(tmp_path)
     await open_kept(store, FakeServer(set()).open, notice=lambda _: None)
     assert store.load() == "new-token"
+
+
+# --- when the headless client forgets it ------------------------------------------------------
+
+
+async def test_a_headless_client_forgets_it_when_there_is_nothing_to_come_back_to(
+    tmp_path: Path,
+) -> None:
+    ended = MatchEnded(winners=[0], totals=[2, -1, -1], deal_scores=[[2, -1, -1]])
+    for message in [ended, Left(), RoomClosed(reason="everyone_left")]:
+        store = store_in(tmp_path)
+        store.save("t")
+        opts = Options(server=SERVER, name="me", json=True, mode="practice")
+        headless = Headless(None, opts, io.StringIO(), io.StringIO(), store=store)  # type: ignore[arg-type]
+        with contextlib.suppress(SessionEnded):
+            await headless.handle(message)
+        assert store.load() is None, message
+        store.release()
