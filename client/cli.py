@@ -13,7 +13,9 @@ With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and
 the match ends; ``list`` always prints and exits (``client.headless.run_list``); otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
 the quick-match queue) if one is given. Either way a dropped connection is resumed with
-backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60).
+backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60), and the
+session is kept on disk for the next start (``client.saved_session``) unless
+``--no-save-session`` (or env DDZ_NO_SESSION=1) says not to.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ def _default_reconnect_for() -> float:
         return DEFAULT_RECONNECT_FOR
 
 
+def _session_not_kept_by_env() -> bool:
+    """DDZ_NO_SESSION set to anything but empty or ``0``."""
+    return os.environ.get("DDZ_NO_SESSION", "") not in ("", "0")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; its shape is what scripts and load tests rely on."""
     parser = argparse.ArgumentParser(
@@ -101,6 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="after a dropped connection, keep trying to resume the session this long "
         f"(env DDZ_RECONNECT_FOR; default {DEFAULT_RECONNECT_FOR:g}; 0: do not try)",
+    )
+    parser.add_argument(
+        "--no-save-session",
+        action="store_true",
+        default=_session_not_kept_by_env(),
+        help="do not keep the session on disk (env DDZ_NO_SESSION=1); by default it is kept "
+        "per server in $XDG_STATE_HOME/ddz/ (~/.local/state/ddz/), so that a restarted ddz "
+        "takes its seat back",
     )
     sub = parser.add_subparsers(dest="mode", metavar="COMMAND")
 
@@ -163,6 +178,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         public=getattr(ns, "public", False),
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
+        keep_session=not ns.no_save_session and ns.mode != "list",
     )
 
 

@@ -177,7 +177,11 @@ Commands (a word, or cards to play):
   ready                             start the match / the next deal (Enter also does, between deals)
   speed SPEED                       the bots' speed
   resume                            take your seat back from the bot that took it over
-  leave | quit | help
+  leave                             give up your seat (a bot plays it) or stop watching; ddz
+                                    forgets its saved session
+  quit                              close ddz; your seat waits for you: start ddz again to take
+                                    it back (with --no-save-session, quit leaves the room too)
+  help
 In a deal:
   1 2 3 | bid N                     bid (while bidding)
   333 44 | 10 10 J | 3-7 | sj bj    play these cards (ranks; suits never matter)

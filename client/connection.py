@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -212,8 +213,11 @@ async def open_with_retry(
 
 
 def to_json_line(message: BaseModel) -> str:
-    """A message as one line of JSON (``--json`` output)."""
-    return message.model_dump_json()
+    """A message as one line of JSON (``--json`` output), plain ASCII: every character
+    outside it (a name's U+202E, a C1 control such as U+009B) is ``\\u``-escaped, as the
+    controls below U+0020 would be anyway, so the line is safe on a terminal and means the
+    same to any JSON reader."""
+    return json.dumps(message.model_dump(mode="json"), ensure_ascii=True, separators=(",", ":"))
 
 
 async def reopen(

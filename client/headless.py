@@ -22,6 +22,12 @@ seated us, with people or bots. The server drops the queue entry of a dropped co
 a session resumed with no room and no match yet joins the queue again. ``list`` (see
 ``run_list``) prints the live rooms and exits.
 
+The session is kept on disk (``client.saved_session``, unless ``--no-save-session``): a
+restarted ``ddz`` resumes it, and when the server puts it back in its room (``Welcome`` with
+``room``, then the room's ``Snapshot``) the subcommand's setup request is not sent: the
+session goes on in that room. The saved session is forgotten when there is nothing to come
+back to: the match ended, we left, or the room closed.
+
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
 """
@@ -40,7 +46,9 @@ from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhauste
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
 from client.options import Options, setup_request
-from client.render import event_lines, lobby_lines, plain, room_list_lines
+from client.render import code, event_lines, lobby_lines, plain, room_list_lines
+from client.safe_text import printable
+from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -89,6 +97,12 @@ PASSED_CODES = frozenset(
 )
 
 
+def show(stream: TextIO, text: str) -> None:
+    """Print a line for the person running us; it may quote the server, so it is made safe
+    (``client.safe_text``) first."""
+    print(printable(text), file=stream, flush=True)
+
+
 class SessionEnded(Exception):
     """The session is over without a result; ``str`` says why."""
 
@@ -103,9 +117,12 @@ class Headless:
         out: TextIO,
         err: TextIO,
         retry_schedule: Backoff = UNAVAILABLE,
+        store: SessionFile | None = None,
     ) -> None:
         self.link = link
         self.opts = opts
+        #: Where the session is kept for the next start (None: it is not kept).
+        self.store = store
         self.out = out
         self.err = err
         self.auto = AutoPlayer.for_level(opts.auto) if opts.auto else None
@@ -141,7 +158,7 @@ class Headless:
 
     def note(self, text: str) -> None:
         """A line for the person running us, on stderr."""
-        print(f"ddz: {text}", file=self.err, flush=True)
+        show(self.err, f"ddz: {text}")
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -150,10 +167,15 @@ class Headless:
             raise SessionEnded(
                 "headless mode needs a subcommand: practice, create, join, watch or quick"
             )
-        self.emit(None, self.link.welcome)
+        welcome = self.link.welcome
+        self.emit(None, welcome)
         status: int | None = None
         try:
-            await self.send_setup()
+            if welcome.resumed and welcome.room is not None:
+                # A restarted client, back in its room: that room's snapshot follows.
+                self.note(f"resumed the saved session: back in room {code(welcome.room)}")
+            else:
+                await self.send_setup()
         except ConnectionClosed as exc:
             status = await self.reconnect(exc)
         while status is None:
@@ -181,18 +203,31 @@ class Headless:
         if isinstance(message, Error):
             await self.refused(message)
         elif isinstance(message, Snapshot):
+            table = message.room.table
+            if table is not None and table.phase == "over":
+                # Resumed into a room whose match had ended: its result came before.
+                self.forget_session()
+                return EXIT_OK
             await self.opened(message, first=before is None)
         elif isinstance(message, MatchEnded):
             self.match_ended = True
+            self.forget_session()
             return EXIT_OK
         elif isinstance(message, RoomClosed):
+            self.forget_session()
             raise SessionEnded(f"the room closed without a result ({message.reason})")
         elif isinstance(message, Left):
+            self.forget_session()
             raise SessionEnded("we left the room")
         elif isinstance(message, QueueLeft) and self.state is None:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def forget_session(self) -> None:
+        """Nothing to come back to: the next start opens a new session."""
+        if self.store is not None:
+            self.store.forget()
 
     async def send(self, request: Request, resend: bool = False) -> int:
         """Send a request; ``resend``: send it again as it is if refused as retryable."""
@@ -213,7 +248,7 @@ class Headless:
         if self.opts.mode != "create":
             return
         if first:
-            print(f"room code: {room.code}", file=self.err, flush=True)
+            show(self.err, f"room code: {code(room.code)}")
         if room.table is not None or room.your_seat is None:
             return
         if first and self.opts.bot_speed is not None:
@@ -228,19 +263,22 @@ class Headless:
         """A request was refused: sent again (or decided again) later when it may pass then;
         the end for a setup or protocol error; a fallback action for a refused bot move; a
         note on stderr otherwise."""
-        print(f"refused: {error.message} [{error.code}]", file=self.err, flush=True)
+        show(self.err, f"refused: {error.message} [{error.code}]")
         rid = error.request_id
         request = self.resendable.pop(rid, None) if rid is not None else None
         decided = self.decisions.pop(rid, None) if rid is not None else None
+        # (No setup was sent when a saved session put us back in a room: setup_id is None,
+        # and a refusal naming no request is not about it.)
+        setup = rid is not None and rid == self.setup_id
         if error.code in RETRY_CODES:
-            if rid == self.setup_id and self.state is not None:
+            if setup and self.state is not None:
                 # The room opened (its snapshot came) before the server failed to note it
                 # in the session: the setup took effect, do not send it again.
                 return
             await asyncio.sleep(self.retry_delay(error.code))
             if request is not None:
                 new_id = await self.send(request, resend=True)
-                if rid == self.setup_id:
+                if setup:
                     self.setup_id = new_id
             elif (
                 self.auto is not None
@@ -249,15 +287,11 @@ class Headless:
             ):
                 self.auto.forget(self.state)  # unapplied: decide again
             return
-        if (
-            rid == self.setup_id
-            and self.opts.mode == "quick"
-            and error.code == ErrorCode.ALREADY_QUEUED
-        ):
+        if setup and self.opts.mode == "quick" and error.code == ErrorCode.ALREADY_QUEUED:
             # Our entry outlived a drop (the server went down before it could take us off
             # the queue): we are waiting still, the match will come.
             return
-        if self.state is None or rid == self.setup_id or error.code in FATAL_CODES:
+        if self.state is None or setup or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
         if self.auto is None:
             return
@@ -312,6 +346,8 @@ class Headless:
                     notice=self._retrying,
                 )
             except LinkError as error:
+                if error.code == ErrorCode.BAD_TOKEN:
+                    self.forget_session()
                 raise SessionEnded(f"could not resume the session: {error}") from error
             try:
                 return await self.resumed()
@@ -344,24 +380,29 @@ class Headless:
         raise SessionEnded("the room is gone: it closed while we were away")
 
 
-async def open_first(opts: Options, err: TextIO) -> Link:
-    """The first link: a refusal as ``unavailable`` is tried again for a while, but a server
-    that does not answer at all is an error at once (the caller exits ``EXIT_CONNECT``)."""
+async def open_first(opts: Options, err: TextIO, store: SessionFile | None = None) -> Link:
+    """The first link, resuming the session saved in ``store`` if any: a refusal as
+    ``unavailable`` is tried again for a while, but a server that does not answer at all is
+    an error at once (the caller exits ``EXIT_CONNECT``)."""
 
     def retrying(error: LinkError, delay: float) -> None:
-        print(f"ddz: {error}; trying again in {delay:.1f} s", file=err, flush=True)
+        show(err, f"ddz: {error}; trying again in {delay:.1f} s")
 
-    return await open_with_retry(
-        opts.server,
-        opts.name,
-        None,
-        RequestNumbers(),
-        max(opts.reconnect_for, 0.0),
-        wait_first=False,
-        retry_unreachable=False,
-        schedule=UNAVAILABLE,
-        notice=retrying,
-    )
+    async def opener(token: str | None) -> Link:
+        return await open_with_retry(
+            opts.server,
+            opts.name,
+            token,
+            numbers,
+            max(opts.reconnect_for, 0.0),
+            wait_first=False,
+            retry_unreachable=False,
+            schedule=UNAVAILABLE,
+            notice=retrying,
+        )
+
+    numbers = RequestNumbers()
+    return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"))
 
 
 async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
@@ -371,7 +412,7 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
     try:
         link = await open_first(opts, err)
     except LinkError as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_CONNECT
     deadline = time.monotonic() + max(opts.reconnect_for, 0.0)
     try:
@@ -381,7 +422,7 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
                 break
             except ConnectionClosed as exc:
                 if time.monotonic() >= deadline:
-                    print(f"ddz: the server closed the connection ({exc})", file=err, flush=True)
+                    show(err, f"ddz: the server closed the connection ({exc})")
                     return EXIT_SESSION
                 with contextlib.suppress(Exception):
                     await link.close()
@@ -394,10 +435,10 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
                         max(0.0, deadline - time.monotonic()),
                     )
                 except LinkError as error:
-                    print(f"ddz: {error}", file=err, flush=True)
+                    show(err, f"ddz: {error}")
                     return EXIT_SESSION
     except SessionEnded as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_SESSION
     finally:
         await link.close()
@@ -429,23 +470,28 @@ async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
             else:
                 delays = delays or UNAVAILABLE.delays()
                 delay = next(delays)
-            print(f"ddz: refused: {message.message} [{message.code}]", file=err, flush=True)
+            show(err, f"ddz: refused: {message.message} [{message.code}]")
             await asyncio.sleep(delay)
             rid = await link.send(ListRooms())
 
 
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     """Run one headless session; returns the process exit status."""
+    store = SessionFile.claim(opts.server) if opts.keep_session else None
     try:
-        link = await open_first(opts, err)
+        link = await open_first(opts, err, store)
     except LinkError as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
+        if store is not None:
+            store.release()
         return EXIT_CONNECT
-    headless = Headless(link, opts, out, err)
+    headless = Headless(link, opts, out, err, store=store)
     try:
         return await headless.run()
     except SessionEnded as exc:
-        print(f"ddz: {exc}", file=err, flush=True)
+        show(err, f"ddz: {exc}")
         return EXIT_SESSION
     finally:
         await headless.link.close()
+        if store is not None:
+            store.release()

@@ -13,6 +13,12 @@ Outside a room, ``quick`` joins the quick-match queue (the panel counts down to 
 while we wait; ``unqueue`` or ``leave`` leaves it; the match's snapshot ends the wait) and
 ``list`` shows the live rooms to ``watch``. The server drops the queue entry of a dropped
 connection, so a session resumed while waiting joins the queue again.
+
+The session is kept on disk (``client.saved_session``, unless ``--no-save-session``): start
+``ddz`` again after quitting (or after the terminal closed) and the server puts you back in
+your seat, the room shown at once. ``quit`` closes ddz and keeps the seat; ``leave`` gives it
+up and forgets the saved session (without a kept session ``quit`` leaves too, as there is no
+way back).
 """
 
 from __future__ import annotations
@@ -33,7 +39,18 @@ from client import commands as cmd
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
-from client.render import DIM, WARN, Fragments, event_lines, lobby_lines, queued_line, table_panel
+from client.render import (
+    DIM,
+    WARN,
+    Fragments,
+    code,
+    event_lines,
+    lobby_lines,
+    queued_line,
+    table_panel,
+)
+from client.safe_text import printable, printable_fragments
+from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
@@ -71,8 +88,8 @@ MENU: Fragments = [
 
 
 def say(fragments: Fragments) -> None:
-    """Print one line above the prompt."""
-    print_formatted_text(FormattedText(fragments), style=STYLE)
+    """Print one line above the prompt (made safe: it may quote the server)."""
+    print_formatted_text(FormattedText(printable_fragments(fragments)), style=STYLE)
 
 
 class Interactive:
@@ -80,6 +97,8 @@ class Interactive:
 
     def __init__(self, opts: Options) -> None:
         self.opts = opts
+        #: Where the session is kept for the next start (None: it is not kept).
+        self.store: SessionFile | None = None
         self.numbers = RequestNumbers()
         self.link: Link | None = None
         self.state: TableState | None = None
@@ -114,12 +133,12 @@ class Interactive:
             waited = time.monotonic() - self.queued_at
             line = queued_line(self.queued.wait, self.queued.waiting, waited)
             hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
-            return FormattedText([*line, ("", "\n"), *hint])
+            return FormattedText(printable_fragments([*line, ("", "\n"), *hint]))
         if state is None or (not self.in_room() and not state.match_over):
             return FormattedText(MENU)
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        return FormattedText(table_panel(state, time.monotonic(), verdict))
+        return FormattedText(printable_fragments(table_panel(state, time.monotonic(), verdict)))
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -194,6 +213,8 @@ class Interactive:
             lines = lobby_lines(message)
         for line in lines:
             say(line)
+        if isinstance(message, Snapshot):
+            self.keep_session()
         if isinstance(message, Snapshot) and self.pending_setup:
             self.pending_setup = False
             await self.set_up_room(message)
@@ -209,6 +230,16 @@ class Interactive:
             isinstance(message, Error) and message.code == ErrorCode.NOT_QUEUED
         ):
             self.queued = None
+
+    def keep_session(self) -> None:
+        """Keep the session for the next start (again, after a ``leave`` forgot it)."""
+        if self.store is not None and self.link is not None:
+            self.store.save(self.link.welcome.token)
+
+    def forget_session(self) -> None:
+        """``leave``: the next start does not take us back to the room."""
+        if self.store is not None:
+            self.store.forget()
 
     async def set_up_room(self, snapshot: Snapshot) -> None:
         """``ddz create [--speed S] [--bots L]``: set the bots' speed, fill the empty seats
@@ -233,6 +264,8 @@ class Interactive:
         try:
             self.link = await reopen(old, self.opts.server, self.opts.name, self.opts.reconnect_for)
         except LinkError as exc:
+            if exc.code == ErrorCode.BAD_TOKEN:
+                self.forget_session()
             say([(WARN, f"could not resume the session: {exc}; bye")])
             return False
         if not self.link.welcome.room:
@@ -275,8 +308,8 @@ class Interactive:
         elif isinstance(command, cmd.Help):
             print_formatted_text(cmd.HELP_TEXT)
         elif isinstance(command, cmd.Quit):
-            if self.in_room() and state is not None and not state.match_over:
-                await self.send(Leave())
+            if self.store is None and self.in_room() and state is not None and not state.match_over:
+                await self.send(Leave())  # no way back to the seat: give it up
             self.finish()
         elif isinstance(command, cmd.ShowHint):
             hint = self.next_hint()
@@ -325,6 +358,7 @@ class Interactive:
             await self.send(ResumeRequest())
             say([(DIM, "you will play your seat again from your next turn")])
         elif isinstance(command, cmd.LeaveRoom):
+            self.forget_session()
             await self.send(Leave())
 
     async def open_room(
@@ -351,20 +385,48 @@ class Interactive:
 
     # --- the loop ---------------------------------------------------------------------
 
+    async def open_link(self) -> Link:
+        """The first link: the saved session resumed if there is one, else a new one."""
+        if self.opts.keep_session:
+            self.store = SessionFile.claim(self.opts.server)
+            if self.store is None:
+                print("ddz: another ddz keeps this server's session; this one is not kept")
+
+        async def opener(token: str | None) -> Link:
+            return await Link.open(self.opts.server, self.opts.name, token, self.numbers)
+
+        return await open_kept(self.store, opener, lambda text: print(printable(f"ddz: {text}")))
+
+    async def start(self) -> None:
+        """Say where we are and open the subcommand's room; when the saved session put us
+        back in a room, that room is shown (its snapshot comes) and nothing else opened."""
+        assert self.link is not None
+        welcome = self.link.welcome
+        say([("bold", f"ddz: connected to {self.opts.server} as {welcome.name}")])
+        request = setup_request(self.opts)
+        if welcome.resumed and welcome.room is not None:
+            self.pending_setup = False
+            say([(DIM, f"back in room {code(welcome.room)}: your saved session")])
+            same_room = self.opts.mode == "join" and self.opts.code == welcome.room
+            if request is not None and not same_room:
+                room = code(welcome.room)
+                say([(WARN, f"not opening {self.opts.mode}: leave room {room} first")])
+        elif request is not None:
+            await self.send(request)
+        else:
+            say(MENU)
+
     async def run(self) -> int:
         try:
-            self.link = await Link.open(self.opts.server, self.opts.name, numbers=self.numbers)
+            self.link = await self.open_link()
         except LinkError as exc:
-            print(f"ddz: {exc}")
+            print(printable(f"ddz: {exc}"))
+            if self.store is not None:
+                self.store.release()
             return EXIT_CONNECT
         with patch_stdout(raw=True):
-            say([("bold", f"ddz: connected to {self.opts.server} as {self.link.welcome.name}")])
             receiver = asyncio.create_task(self.receive_loop())
-            request = setup_request(self.opts)
-            if request is not None:
-                await self.send(request)
-            else:
-                say(MENU)
+            await self.start()
             try:
                 while not self.done:
                     try:
@@ -382,6 +444,8 @@ class Interactive:
                     await receiver
                 if self.link is not None:
                     await self.link.close()
+                if self.store is not None:
+                    self.store.release()
         return EXIT_OK
 
 

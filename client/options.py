@@ -30,7 +30,9 @@ class Options:
     ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
     and ``public`` for create; ``code`` for join and watch; ``quick`` joins the quick-match
     queue and ``list`` asks for the live rooms (and ends). ``reconnect_for``: seconds a
-    dropped session keeps trying to resume (0: it does not try).
+    dropped session keeps trying to resume (0: it does not try). ``keep_session``: keep the
+    session token on disk and resume it on the next start (``client.saved_session``); off
+    unless the command line turns it on, so a client built in code keeps nothing.
     """
 
     server: str
@@ -46,6 +48,7 @@ class Options:
     public: bool = False
     code: str | None = None
     reconnect_for: float = DEFAULT_RECONNECT_FOR
+    keep_session: bool = False
 
     @property
     def headless(self) -> bool:

@@ -4,6 +4,11 @@ Everything here returns ``Fragments``, a list of ``(style, text)`` pairs in prom
 style syntax (``"ansired bold"``), so the interactive client shows them in colour and the
 headless client prints them plain (``plain``). Seats are numbered 1..3 for people; the wire
 numbers them 0..2.
+
+Text from the server (names, room codes, refusals) is a stranger's: it enters a line only
+through ``client.safe_text.printable`` (``seat_name``, ``code``, ``message_text``), and the
+interactive and headless clients pass every line through ``printable_fragments`` again on its
+way to the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from client.commands import Verdict, describe_play, kind_label
+from client.safe_text import CODE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, printable, printable_fragments
 from client.table import TableState
 from protocol.cards import Card, card_rank
 from protocol.events import (
@@ -55,8 +61,18 @@ BOLD = "bold"
 
 
 def plain(fragments: Iterable[tuple[str, str]]) -> str:
-    """The text of some fragments without their styles."""
-    return "".join(text for _, text in fragments)
+    """The text of some fragments without their styles, safe to print."""
+    return "".join(text for _, text in printable_fragments(fragments))
+
+
+def code(text: str) -> str:
+    """A room code from the server, safe to show."""
+    return printable(text, CODE_LIMIT)
+
+
+def message_text(text: str) -> str:
+    """A message from the server (a refusal's reason), safe to show."""
+    return printable(text, MESSAGE_LIMIT)
 
 
 def card_fragments(card_ids: Iterable[int]) -> Fragments:
@@ -72,8 +88,8 @@ def card_fragments(card_ids: Iterable[int]) -> Fragments:
 
 
 def seat_name(state: TableState, seat: int) -> str:
-    """A seat's name, with ``(you)`` on my own seat."""
-    name = state.seat_name(seat)
+    """A seat's name (safe to show), with ``(you)`` on my own seat."""
+    name = printable(state.seat_name(seat), NAME_LIMIT)
     return f"{name} (you)" if seat == state.my_seat else name
 
 
@@ -103,9 +119,9 @@ def queued_line(wait: float, waiting: int, waited: float | None = None) -> Fragm
 def room_summary_line(summary: RoomSummary) -> Fragments:
     """One live room: its code, mode, the deal in play, who sits where and how many watch."""
     deal = f"deal {summary.deal_no}/{summary.deals}" if summary.deal_no else "not started"
-    seats = ", ".join(name or "(empty)" for name in summary.seats)
+    seats = ", ".join(printable(name, NAME_LIMIT) or "(empty)" for name in summary.seats)
     return [
-        (BOLD, f"{summary.code:<8}"),
+        (BOLD, f"{code(summary.code):<8}"),
         ("", f"{summary.mode:<9}"),
         ("", f"{deal:<12}"),
         ("", seats),
@@ -130,10 +146,10 @@ def lobby_lines(message: ServerMessage) -> list[Fragments]:
     if isinstance(message, RoomList):
         return room_list_lines(message)
     if isinstance(message, Error):
-        return [[(WARN, f"refused: {message.message}"), (DIM, f" [{message.code}]")]]
+        return [[(WARN, f"refused: {message_text(message.message)}"), (DIM, f" [{message.code}]")]]
     if isinstance(message, Welcome):
         resumed = " (session resumed)" if message.resumed else ""
-        return [[(DIM, f"connected as {message.name}{resumed}")]]
+        return [[(DIM, f"connected as {printable(message.name, NAME_LIMIT)}{resumed}")]]
     return []
 
 
@@ -235,16 +251,24 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
     room = state.room
     lines: list[Fragments] = []
     if state.is_watcher:
-        lines.append([(ACCENT, f"watching room {room.code}"), (DIM, f" ({room.mode})")])
+        lines.append([(ACCENT, f"watching room {code(room.code)}"), (DIM, f" ({room.mode})")])
     elif room.mode == "practice":
-        lines.append([(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({room.code})")])
+        lines.append(
+            [(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({code(room.code)})")]
+        )
     elif room.mode == "quick":
         timed = ", timed" if room.timed else ""
-        lines.append([(ACCENT, f"quick match {room.code}"), ("", f" ({room.deals} deals{timed})")])
+        lines.append(
+            [(ACCENT, f"quick match {code(room.code)}"), ("", f" ({room.deals} deals{timed})")]
+        )
     else:
-        lines.append([(ACCENT, f"room {room.code}"), ("", f" ({room.mode}, {room.deals} deals)")])
+        lines.append(
+            [(ACCENT, f"room {code(room.code)}"), ("", f" ({room.mode}, {room.deals} deals)")]
+        )
         if room.table is None:
-            lines.append([("", "share the code "), (BOLD, room.code), ("", " so others can join")])
+            lines.append(
+                [("", "share the code "), (BOLD, code(room.code)), ("", " so others can join")]
+            )
             if room.creator_seat == state.my_seat:
                 lines.append([(DIM, "seat bots with: bot [LEVEL]; start with: ready")])
     table = room.table
@@ -364,7 +388,7 @@ def turn_line(state: TableState, now: float) -> Fragments:
     if table is None:
         empty = sum(1 for s in room.seats if s.kind == "empty")
         if empty:
-            return [(DIM, f"waiting for {empty} more player(s); code {room.code}")]
+            return [(DIM, f"waiting for {empty} more player(s); code {code(room.code)}")]
         return [(DIM, "waiting for everyone to be ready")]
     if table.phase == "over":
         return [
@@ -398,7 +422,7 @@ def table_panel(state: TableState, now: float, verdict: Verdict | None = None) -
     whose turn it is with the time left, and what the typed text would do."""
     room = state.room
     table = state.table
-    head = f"room {room.code} · {room.mode}"
+    head = f"room {code(room.code)} · {room.mode}"
     if table is not None:
         head += f" · deal {table.deal_no}/{table.deals_total}"
         if table.base:

@@ -58,6 +58,16 @@ def running_server(
         log.close()
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A state folder of the test's own (``XDG_STATE_HOME``), for any session a client keeps:
+    never the real home's, and never another test's."""
+    home = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    monkeypatch.delenv("DDZ_NO_SESSION", raising=False)
+    return home
+
+
 @pytest.fixture
 def pipe() -> Iterator[PipeInput]:
     """Typed input for the interactive client, with its output thrown away."""

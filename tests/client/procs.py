@@ -15,7 +15,11 @@ def command(script: str, module: str) -> list[str]:
     return [str(path)] if path.exists() else [sys.executable, "-m", module]
 
 
-DDZ = command("ddz", "client.cli")
+#: ``ddz`` as the tests run it: keeping no session on disk, so that no test resumes another's
+#: seat and nothing is written into the home of whoever runs the tests.
+DDZ = [*command("ddz", "client.cli"), "--no-save-session"]
+#: ``ddz`` keeping its session (in ``$XDG_STATE_HOME/ddz``: point it at a temporary folder).
+DDZ_KEEPING = command("ddz", "client.cli")
 DDZ_SERVER = command("ddz-server", "server")
 
 

@@ -35,6 +35,7 @@ def test_headless_practice() -> None:
         deals=1,
         level="strong",
         speed="instant",
+        keep_session=True,  # the session is kept on disk unless asked not to
     )
     assert opts.headless
     assert setup_request(opts) == StartPractice(deals=1, level="strong", speed="instant")
