@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from prometheus_client import Counter
 
@@ -41,6 +42,45 @@ OPEN_ROOMS_TTL = 24 * 3600.0
 CLAIM_GRACE = 30.0
 #: Strong-bot seats of a strong practice room.
 PRACTICE_BOTS = 2
+
+
+#: Bytes Redis holds (``used_memory``, measured) for a session; for a room waiting for
+#: players; and for a 9-deal match played out (its state and journal), the most a room holds.
+SESSION_BYTES = 500
+WAITING_ROOM_BYTES = 1_300
+MATCH_BYTES = 45_000
+#: Bytes of an address's own keys (counters, open rooms, strong seats, waits).
+ADDRESS_BYTES = 2_000
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The most one client address can make Redis hold, in bytes, by what holds it."""
+
+    sessions: int  # new sessions a minute, each kept ``session_ttl``
+    open_rooms: int  # its open rooms, each at most a played-out match
+    closed_rooms: int  # rooms it created an hour, each kept ``finished_ttl`` after it ends
+    own: int  # its counters
+
+    @property
+    def total(self) -> int:
+        return self.sessions + self.open_rooms + self.closed_rooms + self.own
+
+
+def redis_bound(settings: Settings) -> Bound | None:
+    """What one address can make Redis hold under ``settings`` (None: a cap is off, so
+    there is no bound)."""
+    s = settings
+    if min(s.new_sessions_per_address, s.open_rooms_per_address, s.new_rooms_per_address) <= 0:
+        return None
+    sessions = s.new_sessions_per_address * math.ceil(s.session_ttl / SESSION_WINDOW)
+    kept = s.new_rooms_per_address * math.ceil(s.finished_ttl / NEW_ROOMS_WINDOW)
+    return Bound(
+        sessions=sessions * SESSION_BYTES,
+        open_rooms=s.open_rooms_per_address * MATCH_BYTES,
+        closed_rooms=kept * MATCH_BYTES,
+        own=ADDRESS_BYTES,
+    )
 
 
 def _seconds(left: float) -> int:

@@ -48,7 +48,7 @@ class Settings:
     flood_close_after: int = 200
     idle_room_timeout: float = 300.0
     open_rooms_per_address: int = 20
-    new_rooms_per_address: int = 120
+    new_rooms_per_address: int = 30
     new_sessions_per_address: int = 60
     failed_joins_per_address: int = 10
     strong_bots_per_address: int = 4

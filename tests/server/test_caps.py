@@ -42,7 +42,6 @@ from protocol.messages import (
 from server import listing
 from server.bots import pool
 from server.codes import ALPHABET
-from server.settings import Settings
 from tests.server.bots.helpers import play_view
 from tests.server.wire import RunningServer, WireClient, from_address, running_server, wire_client
 
@@ -294,7 +293,7 @@ async def test_a_full_bot_queue_refuses_a_new_strong_room_and_running_tables_pla
             assert bot.seat == 1 and pool.in_flight() == 1
         finally:
             await held
-            pool.configure(0, Settings().bot_queue_limit)
+            pool.configure(0, 0)
 
 
 async def _full() -> bool:
