@@ -462,7 +462,7 @@ class App:
 
     async def _unclaim(self, owner: Owner, code: str) -> None:
         try:
-            await self.limits.release(owner.address, code, room=True)
+            await self.limits.release(owner.address, code, room=True, strong=owner.strong)
         except StoreError:  # its room is not in the active set: the next claim drops it
             log.info("room %s: its claim on %s stays until the next", code, owner.address)
 

@@ -42,6 +42,7 @@ from protocol.messages import (
 from server import listing
 from server.bots import pool
 from server.codes import ALPHABET
+from tests.redis_server import unique_prefix
 from tests.server.bots.helpers import play_view
 from tests.server.wire import RunningServer, WireClient, from_address, running_server, wire_client
 
@@ -128,6 +129,19 @@ async def test_one_address_past_its_open_rooms_is_refused_and_nothing_is_stored(
 
 async def _count(rooms: Awaitable[list[str]], n: int) -> bool:
     return len(await rooms) == n
+
+
+async def test_the_caps_hold_across_server_processes_sharing_one_redis(redis_url: str) -> None:
+    prefix = unique_prefix()
+    async with (
+        running_server(redis_url, key_prefix=prefix, open_rooms_per_address=2) as one,
+        running_server(redis_url, key_prefix=prefix, open_rooms_per_address=2) as two,
+        clients(one.url, 2) as (a, c),
+        clients(two.url, 1) as (b,),
+    ):
+        assert isinstance(await answer(a, CreateRoom(deals=3)), Snapshot)
+        assert isinstance(await answer(b, CreateRoom(deals=3)), Snapshot)
+        refused(await answer(c, CreateRoom(deals=3)), ErrorCode.LIMIT_REACHED)
 
 
 async def test_new_sessions_past_the_cap_per_address_are_refused(redis_url: str) -> None:
