@@ -10,6 +10,8 @@ sockets (and reads for what it says of their session: in a room, or out of it).
 Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
 first), the room, then the room's own checks (phase, turn, state version, rules). A refused
 request gets an ``Error`` to its sender only, naming its request id, and changes nothing.
+What a client opens (sessions, rooms, strong bots) and its codes naming no room count
+against the caps of its address (``server/limits.py``), in Redis, across processes.
 """
 
 from __future__ import annotations
