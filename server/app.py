@@ -10,6 +10,8 @@ sockets (and reads for what it says of their session: in a room, or out of it).
 Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
 first), the room, then the room's own checks (phase, turn, state version, rules). A refused
 request gets an ``Error`` to its sender only, naming its request id, and changes nothing.
+What a client opens (sessions, rooms, strong bots) and its codes naming no room count
+against the caps of its address (``server/limits.py``), in Redis, across processes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import secrets
 import socket
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -46,17 +49,20 @@ from protocol.messages import (
     QuickMatch,
     RoomClosed,
     RoomList,
-    RoomSummary,
+    SeatBot,
     Snapshot,
     StartPractice,
     Watch,
     Welcome,
 )
+from server import listing
 from server.bots import pool
+from server.codes import new_code, normalize
 from server.directory import RoomDirectory
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
+from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
@@ -69,19 +75,23 @@ from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack
 
 log = logging.getLogger(__name__)
 
-#: Room code letters: no 0/O, 1/I/L, so a code read aloud is not mistaken.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 5
 #: Close code for a connection whose session has connected again elsewhere.
 CLOSE_REPLACED = 4000
 #: Tries at a fresh room code when one is taken (by a room of another process).
 CODE_TRIES = 8
-#: Most rooms a room list names.
-LIST_LIMIT = 50
 
 
 def unavailable(exc: Exception) -> RoomError:
     return RoomError(ErrorCode.UNAVAILABLE, "the server cannot save right now: retry")
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who a new room counts against: the client address it is created from, and the
+    strong-bot seats it starts with."""
+
+    address: str
+    strong: int = 0
 
 
 class App:
@@ -101,6 +111,9 @@ class App:
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.directory.states())
         self.hub = Hub(self.metrics.observe_events)
         self.sessions = Sessions(store)
+        self.limits = LobbyLimits(settings, store, self.metrics, clock)
+        #: The room list last built, and when (it is the same for everyone for a moment).
+        self._list: tuple[float, RoomList] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -125,6 +138,7 @@ class App:
 
     async def start(self) -> None:
         """Bring back every unfinished room, then start matching the quick-match queue."""
+        pool.configure(self.settings.bot_workers, self.settings.bot_queue_limit)
         await pool.warm_up()  # the strong bot's search processes, before the first decision
         await self.relay.start(self._from_relay, self._node_request, self._resync)
         await self.recover()
@@ -224,13 +238,13 @@ class App:
                 raise RoomError(ErrorCode.NOT_QUEUED, "you are not in the quick-match queue")
             conn.send(QueueLeft())
         elif isinstance(message, StartPractice):
-            await self._start_practice(session, message)
+            await self._start_practice(session, message, conn.address)
         elif isinstance(message, CreateRoom):
-            await self._create_room(session, message)
+            await self._create_room(session, message, conn.address)
         elif isinstance(message, JoinRoom):
-            await self._enter(session, message.code, watch=False)
+            await self._enter(session, message.code, watch=False, address=conn.address)
         elif isinstance(message, Watch):
-            await self._enter(session, message.code, watch=True)
+            await self._enter(session, message.code, watch=True, address=conn.address)
         elif isinstance(message, Leave):
             code = self._require_room(session)
             await self.directory.op(code, RoomOp("leave", session.player_id))
@@ -239,6 +253,8 @@ class App:
                 await self.sessions.set_room(session, None)
             except StoreError:
                 log.info("session of %s still names room %s", session.player_id, code)
+        elif isinstance(message, SeatBot) and message.level == "strong":
+            await self._seat_strong_bot(session, message, conn.address)
         else:
             code = self._require_room(session)
             await self.directory.op(code, RoomOp("request", session.player_id, request=message))
@@ -257,6 +273,7 @@ class App:
                 raise RoomError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             session = found
         else:
+            await self.limits.new_session(conn.address)
             session = await self.sessions.open(hello.name)
         player = session.player_id
         for older in self.hub.bind(conn, player):
@@ -388,12 +405,10 @@ class App:
         if await self.store.is_queued(session.player_id):
             raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
 
-    def _new_code(self) -> str:
+    def _new_code(self, secret: bool) -> str:
+        """A code no room here has: long (unguessable) for a room found only by its code."""
         while True:
-            letters = (
-                CODE_ALPHABET[self.rng.randrange(len(CODE_ALPHABET))] for _ in range(CODE_LENGTH)
-            )
-            code = "".join(letters)
+            code = new_code(self.rng, secret)
             if code not in self.rooms:
                 return code
 
@@ -407,53 +422,91 @@ class App:
                 except StoreError:
                     session.room = None  # a stale room in Redis is ignored on resume
 
-    async def _open_room(self, session: Session, build: Callable[[str], Room]) -> None:
-        """Build a room under a fresh code, store it, seat the session in it, and send the
-        creator a snapshot."""
-        await self._store_new_room(build, [session])
+    async def _open_room(
+        self, session: Session, build: Callable[[str], Room], owner: Owner, secret: bool
+    ) -> None:
+        """Build a room under a fresh code (long when ``secret``), store it, seat the session
+        in it, and send the creator a snapshot; counted against the caps of the owner's
+        address first, and refused having created nothing when past one."""
+        if owner.strong:
+            self.limits.strong_pool()
+        await self.limits.new_room(owner.address)
+        await self._store_new_room(build, [session], secret, owner)
 
-    async def _store_new_room(self, build: Callable[[str], Room], sessions: list[Session]) -> Room:
+    async def _store_new_room(
+        self,
+        build: Callable[[str], Room],
+        sessions: list[Session],
+        secret: bool = False,
+        owner: Owner | None = None,
+    ) -> Room:
         """Store a new room under a fresh code (when another process holds the code, try
-        another), name it in its people's sessions, run it, and send them snapshots."""
+        another), name it in its people's sessions, run it, and send them snapshots. A room
+        with an ``owner`` is claimed among its address's open rooms before it is made, and
+        the claim given back if it is not."""
         for _ in range(CODE_TRIES):
-            room = build(self._new_code())
-            # The sessions name the room first: if the room is then not saved, a session
-            # naming a room that does not exist is read as no room at all.
-            for session in sessions:
-                await self.sessions.set_room(session, room.code)
+            code = self._new_code(secret)
+            if owner is not None:
+                await self.limits.claim(owner.address, code, new_room=True, strong=owner.strong)
             try:
-                fence = await self.store.acquire_lease(
-                    room.code, self.node, self.settings.lease_ttl
-                )
-                if fence == 0:
-                    continue  # the code is another process's room
-                if await self.store.load_room(room.code) is not None:
-                    await self.store.renew_leases({room.code: f"{self.node}:{fence}"}, 0)
-                    continue  # the code of a finished room, kept for its record
-                await self.store.save_room(
-                    room.code,
-                    -1,
-                    room.version,
-                    pack(room.to_data()),
-                    room.take_journal(),
-                    fence=fence,
-                )
-                if room.public:
-                    await self.store.add_watchable(room.code, self.clock())
-            except StoreConflict:
-                continue
-            except StoreError as exc:
-                for session in sessions:
-                    session.room = None
-                raise unavailable(exc) from exc
-            runner = self.directory.run(room, saved=True, fence=fence)
-            now = self.clock()
-            self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
-            runner.reschedule()
-            return room
+                room = await self._try_store(build(code), sessions, owner)
+            except BaseException:
+                if owner is not None:
+                    await self._unclaim(owner, code)
+                raise
+            if room is not None:
+                return room
+            if owner is not None:
+                await self._unclaim(owner, code)
         for session in sessions:
             session.room = None
         raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
+
+    async def _unclaim(self, owner: Owner, code: str) -> None:
+        try:
+            await self.limits.release(owner.address, code, room=True, strong=owner.strong)
+        except StoreError:  # its room is not in the active set: the next claim drops it
+            log.info("room %s: its claim on %s stays until the next", code, owner.address)
+
+    async def _try_store(
+        self, room: Room, sessions: list[Session], owner: Owner | None
+    ) -> Room | None:
+        """Store and run a new room; None when its code is taken (try another)."""
+        # The sessions name the room first: if the room is then not saved, a session
+        # naming a room that does not exist is read as no room at all.
+        for session in sessions:
+            await self.sessions.set_room(session, room.code)
+        try:
+            fence = await self.store.acquire_lease(room.code, self.node, self.settings.lease_ttl)
+            if fence == 0:
+                return None  # the code is another process's room
+            if await self.store.load_room(room.code) is not None:
+                await self.store.renew_leases({room.code: f"{self.node}:{fence}"}, 0)
+                return None  # the code of a finished room, kept for its record
+            await self.store.save_room(
+                room.code,
+                -1,
+                room.version,
+                pack(room.to_data()),
+                room.take_journal(),
+                fence=fence,
+            )
+            if room.public:
+                self._list = None  # shown at once in this process's list
+                if owner is not None:  # the list shows few rooms of one address
+                    await self.limits.addresses.set_origin(room.code, owner.address)
+                await self.store.add_watchable(room.code, self.clock())
+        except StoreConflict:
+            return None
+        except StoreError as exc:
+            for session in sessions:
+                session.room = None
+            raise unavailable(exc) from exc
+        runner = self.directory.run(room, saved=True, fence=fence)
+        now = self.clock()
+        self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
+        runner.reschedule()
+        return room
 
     # --- quick match and the list of live rooms ---------------------------------------
 
@@ -491,31 +544,32 @@ class App:
             raise
 
     async def _room_list(self) -> RoomList:
-        summaries: list[RoomSummary] = []
-        for code in await self.store.watchable(LIST_LIMIT):
-            runner = self.rooms.get(code)
+        """The live rooms anyone may watch, those with people first (``listing``); built at
+        most once per ``LIST_FRESH`` seconds by this process."""
+        now = time.monotonic()
+        if self._list is not None and now - self._list[0] < listing.LIST_FRESH:
+            return self._list[1]
+        candidates: list[listing.Listed] = []
+        for stored in await self.limits.addresses.listed(listing.LIST_SCAN):
+            runner = self.rooms.get(stored.code)
             if runner is not None:
                 room = runner.room
+            elif stored.data is not None:
+                room = Room.from_data(stored.data)
             else:
-                data = await self.store.load_room(code)
-                if data is None:
-                    continue
-                room = Room.from_data(data)
+                continue
             if room.closed is not None:
                 continue
-            summaries.append(
-                RoomSummary(
-                    code=room.code,
-                    mode=room.mode,
-                    deals=room.deals,
-                    deal_no=room.match.deal_no if room.match else 0,
-                    seats=[seat.name or "" for seat in room.seats],
-                    watchers=len(room.watchers),
+            candidates.append(
+                listing.Listed(
+                    listing.summary(room), listing.present(room), stored.created, stored.origin
                 )
             )
-        return RoomList(rooms=summaries)
+        rooms = RoomList(rooms=listing.choose(candidates))
+        self._list = (now, rooms)
+        return rooms
 
-    async def _start_practice(self, session: Session, request: StartPractice) -> None:
+    async def _start_practice(self, session: Session, request: StartPractice, address: str) -> None:
         await self._require_free(session)
 
         def build(code: str) -> Room:
@@ -530,9 +584,10 @@ class App:
             room.start_match(self.clock(), self.rng, first_bidder=0)
             return room
 
-        await self._open_room(session, build)
+        strong = PRACTICE_BOTS if request.level == "strong" else 0
+        await self._open_room(session, build, Owner(address, strong), secret=True)
 
-    async def _create_room(self, session: Session, request: CreateRoom) -> None:
+    async def _create_room(self, session: Session, request: CreateRoom, address: str) -> None:
         await self._require_free(session)
         s = self.settings
         clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
@@ -548,19 +603,40 @@ class App:
                 public=request.public,
                 bot_speed=self._bot_speed,
             ),
+            Owner(address),
+            secret=not request.public,
         )
+
+    async def _seat_strong_bot(self, session: Session, request: SeatBot, address: str) -> None:
+        """A strong bot in a seat of one's private room: refused while the strong bots'
+        pool is full, counted against the address's strong-bot seats, and given back if
+        the room refuses it."""
+        code = self._require_room(session)
+        self.limits.strong_pool()
+        await self.limits.claim(address, code, new_room=False, strong=1)
+        try:
+            await self.directory.op(code, RoomOp("request", session.player_id, request=request))
+        except (RoomError, GameError) as exc:
+            if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
+                with contextlib.suppress(StoreError):
+                    await self.limits.release(address, code, room=False, strong=1)
+            raise
 
     @property
     def _bot_speed(self) -> BotSpeed:
         speed = self.settings.bot_speed
         return cast(BotSpeed, speed) if speed in BOT_DELAYS else "normal"
 
-    async def _enter(self, session: Session, code: str, watch: bool) -> None:
-        """Join a room's empty seat, or watch it; the newcomer gets a snapshot first."""
+    async def _enter(self, session: Session, code: str, watch: bool, address: str) -> None:
+        """Join a room's empty seat, or watch it; the newcomer gets a snapshot first. A code
+        that names no room counts against the address's failed joins (past their limit it
+        must wait before the next)."""
+        await self.limits.may_join(address)
         await self._require_free(session)
-        code = code.strip().upper()
+        code = normalize(code)
         if code not in self.rooms and await self.directory.peek(code) is None:
-            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
+            wait = await self.limits.missed(address)
+            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}{wait}")
         await self.sessions.set_room(session, code)  # first: see _open_room
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:

@@ -48,6 +48,7 @@ class Settings:
     flood_close_after: int = 200
     idle_room_timeout: float = 300.0
     open_rooms_per_address: int = 20
+    new_rooms_per_address: int = 30
     new_sessions_per_address: int = 60
     failed_joins_per_address: int = 10
     strong_bots_per_address: int = 4
@@ -123,6 +124,11 @@ _HELP: dict[str, tuple[str, str]] = {
     "open_rooms_per_address": (
         "DDZ_OPEN_ROOMS_PER_ADDRESS",
         "most open rooms created from one client address (0: no cap)",
+    ),
+    "new_rooms_per_address": (
+        "DDZ_NEW_ROOMS_PER_ADDRESS",
+        "most rooms one client address may create per hour (a closed room's record is kept"
+        " --finished-ttl; 0: no cap)",
     ),
     "new_sessions_per_address": (
         "DDZ_NEW_SESSIONS_PER_ADDRESS",

@@ -5,11 +5,16 @@ messages.
 ``choose(level, view)`` is what the runner awaits. Cheap levels (easy, normal) decide inline,
 as before. Pooled levels (``POOLED_LEVELS``) run ``decide(policy, view)`` in a
 ``ProcessPoolExecutor`` shared by the whole server process, with a few workers (``WORKERS``,
-``DDZ_BOT_WORKERS``). The time budget is wall clock from the moment ``choose`` is called:
-the worker is handed an absolute ``time.monotonic()`` deadline (the clock is shared by the
-processes of one machine), so time spent queueing behind another room's decision is taken
-off the search; if the answer is still not back a little after the budget, or the pool
-fails, the decision falls back to a cheap level inline, so a table never waits on the pool.
+set by ``configure`` from the server's settings). The time budget is wall clock from the
+moment ``choose`` is called: the worker is handed an absolute ``time.monotonic()`` deadline
+(the clock is shared by the processes of one machine), so time spent queueing behind
+another room's decision is taken off the search; if the answer is still not back a little
+after the budget, or the pool fails, the decision falls back to a cheap level inline, so a
+table never waits on the pool.
+
+The queue is bounded: at most ``queue_limit`` decisions wait or run at once. A decision
+that finds it full is made inline at the fallback level (the table never waits), and
+``busy()`` tells the lobby to refuse new strong rooms and seats meanwhile.
 
 Workers are started with ``spawn`` (a fresh interpreter, no copy of the server's event
 loop, sockets or threads) and import the bots when they start; ``warm_up`` starts them ahead
@@ -22,11 +27,12 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from protocol.events import TableView
 from protocol.messages import Request
@@ -44,7 +50,10 @@ RETURN_MARGIN = 0.05
 GRACE = 0.2
 #: The level that decides inline when the pool is late or broken.
 FALLBACK_LEVEL = "normal"
-WORKERS = int(os.environ.get("DDZ_BOT_WORKERS", "0")) or min(2, os.cpu_count() or 1)
+#: Worker processes of the pool (``configure``; by default up to 2).
+WORKERS = min(2, os.cpu_count() or 1)
+#: Most pooled decisions waiting or running at once (0: no bound).
+QUEUE_LIMIT = 0
 
 PolicyFactory = Callable[[], BotPolicy]
 """Makes a policy in the worker; must be picklable (a class, or ``functools.partial``)."""
@@ -58,6 +67,45 @@ class HasDeadline(Protocol):
 
 
 _executor: ProcessPoolExecutor | None = None
+#: Pooled decisions submitted and not finished (waiting or running in a worker).
+_in_flight = 0
+_in_flight_lock = threading.Lock()
+
+
+def configure(workers: int, queue_limit: int) -> None:
+    """Size the pool (``workers`` 0: up to 2) and bound its queue (``queue_limit`` 0: no
+    bound), from the server's settings; a pool already started keeps its workers."""
+    global WORKERS, QUEUE_LIMIT
+    WORKERS = workers or min(2, os.cpu_count() or 1)
+    QUEUE_LIMIT = max(0, queue_limit)
+
+
+def in_flight() -> int:
+    """Pooled decisions waiting or running now."""
+    return _in_flight
+
+
+def busy() -> bool:
+    """Whether the queue is full: a new decision would be made inline at the fallback level,
+    so new strong rooms and seats are refused."""
+    return QUEUE_LIMIT > 0 and _in_flight >= QUEUE_LIMIT
+
+
+def _submit(pool: ProcessPoolExecutor, *args: Any) -> asyncio.Future[Request | None]:
+    """Submit a decision and count it in flight until its worker is done with it (not
+    until the caller stops waiting: a late decision still holds a worker)."""
+    global _in_flight
+    job = pool.submit(_decide, *args)
+    with _in_flight_lock:
+        _in_flight += 1
+    job.add_done_callback(_done)  # at once if it is done already
+    return asyncio.wrap_future(job)
+
+
+def _done(_job: object) -> None:
+    global _in_flight
+    with _in_flight_lock:
+        _in_flight -= 1
 
 
 def _warm() -> None:
@@ -127,11 +175,13 @@ async def choose(
         return decide(policy_for(level), view)
     if not _needs_search(view):
         return decide(policy_for(FALLBACK_LEVEL), view)
+    if busy():
+        log.info("the bot pool's queue is full (%d); deciding inline", _in_flight)
+        return decide(policy_for(FALLBACK_LEVEL), view)
     started = time.monotonic()
     deadline = started + budget - RETURN_MARGIN
-    loop = asyncio.get_running_loop()
     try:
-        job = loop.run_in_executor(executor(), _decide, level, factory, view, deadline)
+        job = _submit(executor(), level, factory, view, deadline)
         return await asyncio.wait_for(job, timeout=budget + GRACE)
     except TimeoutError:
         log.warning("a %s decision took over %.2f s; deciding inline", level, budget + GRACE)

@@ -28,6 +28,13 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
 - ``PREFIX{quick}:queue``, sorted set: player ids waiting for a quick match, by the time
   they joined; ``PREFIX{quick}:entries``, hash: player id to its entry (name, token). Both
   share the hash tag ``{quick}`` so one script takes a match from them atomically.
+- ``PREFIXaddr:{ADDRESS}:...``: what one client address holds, under one hash tag so one
+  script checks and counts at once (``server/store/addresses.py``). ``rooms``, sorted set:
+  codes of the open rooms it created, by creation time; ``strong``, hash: code to its
+  strong-bot seats; both expire ``session_ttl`` after the last room created. ``sessions``
+  and ``new-rooms``, counters of a fixed window (a minute, an hour) expiring with it.
+  ``misses``, counter of failed joins in a minute; ``blocked``, set while the address must
+  wait; ``strikes``, how many waits in a row (each doubles), expiring twice the last wait.
 """
 
 from __future__ import annotations
@@ -59,6 +66,13 @@ class Keys:
 
     def session(self, token: str) -> str:
         return f"{self.prefix}session:{token}"
+
+    def address(self, address: str, part: str) -> str:
+        """One of an address's keys (``part``: rooms, strong, sessions, new-rooms, misses,
+        strikes, blocked). Braces are dropped from the address (they would break the hash
+        tag), and an unknown address is ``-``."""
+        tag = address.replace("{", "").replace("}", "") or "-"
+        return f"{self.prefix}addr:{{{tag}}}:{part}"
 
     @property
     def watchable(self) -> str:

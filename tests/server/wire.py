@@ -89,15 +89,22 @@ class WireClient:
 
 @contextlib.asynccontextmanager
 async def wire_client(
-    url: str, name: str = "tester", token: str | None = None
+    url: str, name: str = "tester", token: str | None = None, source: str | None = None
 ) -> AsyncIterator[tuple[WireClient, Welcome]]:
-    """A connected client that has said hello."""
-    async with connect(url) as ws:
+    """A connected client that has said hello; from the loopback address ``source`` (e.g.
+    127.0.0.2: another client address) when given."""
+    async with connect(url, **from_address(source)) as ws:
         client = WireClient(ws)
         await client.send(Hello(name=name, version=PROTOCOL_VERSION, token=token))
         welcome = await client.recv_type(Welcome)
         client.next_id = max(client.next_id, welcome.last_request_id + 1)  # number on
         yield client, welcome
+
+
+def from_address(source: str | None) -> dict[str, Any]:
+    """``connect`` options to connect from the local address ``source`` (any 127.x.y.z
+    is this machine's loopback)."""
+    return {} if source is None else {"local_addr": (source, 0)}
 
 
 RETRYABLE = (ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED)
