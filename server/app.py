@@ -58,6 +58,7 @@ from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.metrics import Metrics
+from server.player_lock import PlayerLocks
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
 from server.rooms.room import Clocks, Room, RoomError, Seat
@@ -78,6 +79,8 @@ CLOSE_REPLACED = 4000
 CODE_TRIES = 8
 #: Most rooms a room list names.
 LIST_LIMIT = 50
+#: Requests that put a person in a room or the queue, or out of one: one at a time each.
+LOBBY_REQUESTS = (StartPractice, CreateRoom, JoinRoom, Watch, QuickMatch, LeaveQueue, Leave)
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -101,6 +104,7 @@ class App:
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.directory.states())
         self.hub = Hub(self.metrics.observe_events)
         self.sessions = Sessions(store)
+        self.player_locks = PlayerLocks(store)
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -213,6 +217,16 @@ class App:
         session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
         if session is None:
             raise RoomError(ErrorCode.NO_SESSION, "say hello first")
+        if not isinstance(message, LOBBY_REQUESTS):
+            await self._handle(conn, session, message)
+            return
+        # One lobby request of a person at a time, wherever their connections are: each
+        # checks that they are free, then seats them (see server/player_lock.py).
+        async with self.player_locks.hold(session.player_id):
+            await self.sessions.reload_room(session)
+            await self._handle(conn, session, message)
+
+    async def _handle(self, conn: Connection, session: Session, message: ClientMessage) -> None:
         if isinstance(message, Ping):
             conn.send(Pong(request_id=message.id))
         elif isinstance(message, ListRooms):

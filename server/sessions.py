@@ -55,6 +55,13 @@ class Sessions:
         session.room = fields["room"] or None
         return session
 
+    async def reload_room(self, session: Session) -> None:
+        """Read the session's room from the store again: a request of the same person on
+        another connection (maybe another process) may have changed it."""
+        fields = await self.store.load_session(session.token)
+        if fields is not None:
+            session.room = fields["room"] or None
+
     async def set_room(self, session: Session, room: str | None) -> None:
         session.room = room
         await self.store.save_session(session.token, session.fields())

@@ -20,6 +20,8 @@ written in separate steps, never in a room's script. Every key starts with the p
 - ``PREFIX{quick}:queue``, sorted set: player ids waiting for a quick match, by the time
   they joined; ``PREFIX{quick}:entries``, hash: player id to its entry (name, token). Both
   share the hash tag ``{quick}`` so one script takes a match from them atomically.
+- ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
+  is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
 """
 
 from __future__ import annotations
@@ -63,3 +65,6 @@ class Keys:
     @property
     def quick_entries(self) -> str:
         return f"{self.prefix}{{quick}}:entries"
+
+    def lobby_lock(self, player_id: str) -> str:
+        return f"{self.prefix}lobby:{player_id}"
