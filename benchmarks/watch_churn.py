@@ -167,7 +167,12 @@ class Player:
         self.latencies = []
         async with asyncio.timeout(timeout):
             while len(self.latencies) < moves and not self.closed:
-                await self.changed.wait()
+                try:
+                    await asyncio.wait_for(self.changed.wait(), 1.0)
+                except TimeoutError:  # a decision the player thinks it made (a redeal)
+                    if self.state is not None:
+                        self.auto.forget(self.state)
+                    self.pending = None
                 self.changed.clear()
                 state = self.state
                 if state is None or self.pending is not None:
