@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import AfterValidator, Field, TypeAdapter
 
 from protocol.errors import ErrorCode
 from protocol.events import (
@@ -28,13 +28,21 @@ from protocol.events import (
     TableView,
     TurnStarted,
 )
+from protocol.text import NAME_MAX, checked_name
 
 PROTOCOL_VERSION = 1
 
 BotLevel = Literal["easy", "normal", "strong"]
 BotSpeed = Literal["instant", "fast", "normal", "slow"]
 RoomMode = Literal["practice", "private", "quick"]
-Name = Annotated[str, Field(min_length=1, max_length=24)]
+Name = Annotated[str, Field(min_length=1, max_length=4 * NAME_MAX), AfterValidator(checked_name)]
+"""A player's name: printable text, 1 to 24 characters once stripped (``protocol.text``)."""
+RoomCode = Annotated[
+    str, Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9 -]*[A-Za-z0-9][A-Za-z0-9 -]*$")
+]
+"""A room code as typed: letters and digits, in groups split by dashes or spaces (a long
+code is shown ``K7P2Q-M4XTR``); lower case forgiven."""
+Token = Annotated[str, Field(min_length=1, max_length=128)]
 RequestId = Annotated[int, Field(ge=0, le=2**53)]
 
 
@@ -53,7 +61,7 @@ class Hello(Request):
     type: Literal["hello"] = "hello"
     name: Name
     version: int
-    token: str | None = None
+    token: Token | None = None
 
 
 class StartPractice(Request):
@@ -76,7 +84,7 @@ class CreateRoom(Request):
 
 class JoinRoom(Request):
     type: Literal["join_room"] = "join_room"
-    code: Annotated[str, Field(min_length=1, max_length=16)]
+    code: RoomCode
 
 
 class SeatBot(Request):
@@ -125,7 +133,7 @@ class SetBotSpeed(Request):
 
 class Watch(Request):
     type: Literal["watch"] = "watch"
-    code: Annotated[str, Field(min_length=1, max_length=16)]
+    code: RoomCode
 
 
 class Leave(Request):

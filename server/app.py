@@ -64,6 +64,7 @@ from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
+from server.player_lock import PlayerLocks
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
 from server.rooms.room import Clocks, Room, RoomError, Seat
@@ -79,6 +80,8 @@ log = logging.getLogger(__name__)
 CLOSE_REPLACED = 4000
 #: Tries at a fresh room code when one is taken (by a room of another process).
 CODE_TRIES = 8
+#: Requests that put a person in a room or the queue, or out of one: one at a time each.
+LOBBY_REQUESTS = (StartPractice, CreateRoom, JoinRoom, Watch, QuickMatch, LeaveQueue, Leave)
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -114,6 +117,7 @@ class App:
         self.limits = LobbyLimits(settings, store, self.metrics, clock)
         #: The room list last built, and when (it is the same for everyone for a moment).
         self._list: tuple[float, RoomList] | None = None
+        self.player_locks = PlayerLocks(store)
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -227,6 +231,16 @@ class App:
         session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
         if session is None:
             raise RoomError(ErrorCode.NO_SESSION, "say hello first")
+        if not isinstance(message, LOBBY_REQUESTS):
+            await self._handle(conn, session, message)
+            return
+        # One lobby request of a person at a time, wherever their connections are: each
+        # checks that they are free, then seats them (see server/player_lock.py).
+        async with self.player_locks.hold(session.player_id):
+            await self.sessions.reload_room(session)
+            await self._handle(conn, session, message)
+
+    async def _handle(self, conn: Connection, session: Session, message: ClientMessage) -> None:
         if isinstance(message, Ping):
             conn.send(Pong(request_id=message.id))
         elif isinstance(message, ListRooms):

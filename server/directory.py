@@ -214,7 +214,7 @@ class RoomDirectory:
         for _ in range(ROUTE_TRIES):
             runner = self.rooms.get(code)
             if runner is not None:
-                await apply_op(runner, op, self.clock)
+                await apply_op(runner, op, self.clock, self.settings.max_watchers)
                 return
             if self.closing:
                 break
@@ -252,7 +252,7 @@ class RoomDirectory:
             return
         try:
             op = RoomOp.from_data(body["op"], self.settings.max_frame)
-            await apply_op(runner, op, self.clock)
+            await apply_op(runner, op, self.clock, self.settings.max_watchers)
         except (RoomError, GameError) as exc:
             self.relay.answer(body, {"error": [str(exc.code), exc.message]})
         else:

@@ -60,9 +60,13 @@ class RoomOp:
         )
 
 
-async def apply_op(runner: RoomRunner, op: RoomOp, clock: Callable[[], float]) -> None:
+async def apply_op(
+    runner: RoomRunner, op: RoomOp, clock: Callable[[], float], max_watchers: int = 0
+) -> None:
     """Apply ``op`` to a room this process runs: save, then deliver (to players here and,
-    through the hub, to those connected elsewhere). Raises the room's refusal.
+    through the hub, to those connected elsewhere). Raises the room's refusal. A ``watch``
+    past ``max_watchers`` (this process's cap; 0: none) is refused; a ``gone`` takes a
+    watcher out of the room.
 
     The runner remembers through which process each player last came in; a ``gone`` from
     another process (one that saw an old connection drop after the player had connected
@@ -81,7 +85,7 @@ async def apply_op(runner: RoomRunner, op: RoomOp, clock: Callable[[], float]) -
         watch = op.kind == "watch"
 
         def enter(room: Room) -> list[Delivery]:
-            out = room.watch(player) if watch else room.join(player, op.name, now)
+            out = room.watch(player, max_watchers) if watch else room.join(player, op.name, now)
             return [(player, room.snapshot_for(player, now)), *out]
 
         await runner.change(enter)
@@ -90,7 +94,9 @@ async def apply_op(runner: RoomRunner, op: RoomOp, clock: Callable[[], float]) -
     elif op.kind == "back":
         await _back(runner, player, clock)
     else:
-        await runner.change(lambda room: room.set_connected(player, False))
+        await runner.change(lambda room: room.gone(player))
+        if not runner.room.is_member(player):
+            runner.via.pop(player, None)  # a watcher gone for good
 
 
 async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from protocol.text import safe_name
 from server.store.redis_store import RedisStore
 
 
@@ -48,10 +49,18 @@ class Sessions:
             return None
         session = self._by_player.get(fields["player_id"])
         if session is None or session.token != token:
-            session = Session(token, fields["player_id"], fields["name"])
+            # a name stored before names were checked is made printable (others see it)
+            session = Session(token, fields["player_id"], safe_name(fields["name"]))
             self._by_player[session.player_id] = session
         session.room = fields["room"] or None
         return session
+
+    async def reload_room(self, session: Session) -> None:
+        """Read the session's room from the store again: a request of the same person on
+        another connection (maybe another process) may have changed it."""
+        fields = await self.store.load_session(session.token)
+        if fields is not None:
+            session.room = fields["room"] or None
 
     async def set_room(self, session: Session, room: str | None) -> None:
         session.room = room

@@ -218,8 +218,16 @@ class Room:
         return [s.player_id for s in self.seats if s.kind == "person" and s.player_id]
 
     def members(self) -> list[str]:
-        """Everyone who gets the room's public messages: seated persons and watchers."""
+        """Everyone in the room: seated persons (present or not) and watchers."""
         return [p for p in self.people() if not self._has_left(p)] + list(self.watchers)
+
+    def audience(self) -> list[str]:
+        """Everyone who gets the room's public messages now: seated persons connected
+        (anywhere) and watchers (who leave when their connection ends). A person whose seat
+        is marked disconnected is sent nothing: their snapshot brings them up to date when
+        they come back, and nothing is published for a connection that is not there."""
+        present = [s.player_id for s in self.seats if s.kind == "person" and s.connected]
+        return [p for p in present if p and not self._has_left(p)] + list(self.watchers)
 
     def is_member(self, player_id: str) -> bool:
         """Seated (and not gone) or watching."""
@@ -280,19 +288,19 @@ class Room:
 
     def _seats_changed(self) -> list[Delivery]:
         msg = SeatsChanged(seats=self.seat_views(), watchers=len(self.watchers))
-        return [(p, msg) for p in self.members()]
+        return [(p, msg) for p in self.audience()]
 
     def _address(self, outgoing: list[tuple[Audience, Message]]) -> list[Delivery]:
         """Turn the match's audiences into player ids."""
         out: list[Delivery] = []
         for audience, message in outgoing:
             if audience == EVERYONE:
-                out.extend((p, message) for p in self.members())
+                out.extend((p, message) for p in self.audience())
             elif audience == WATCHERS:
                 out.extend((p, message) for p in self.watchers)
             else:
                 seat = self.seats[audience]
-                if seat.kind == "person" and seat.player_id and not seat.left:
+                if seat.kind == "person" and seat.player_id and seat.connected and not seat.left:
                     out.append((seat.player_id, message))
         return out
 
@@ -456,7 +464,7 @@ class Room:
             raise RoomError(ErrorCode.NOT_ALLOWED, "only the room's creator sets the bot speed")
         self.bot_speed = speed
         msg = BotSpeedChanged(speed=speed)
-        return [(p, msg) for p in self.members()]
+        return [(p, msg) for p in self.audience()]
 
     def _ready_to_start(self, seat: int, now: float, rng: RandomSource) -> list[Delivery]:
         if self.seats[seat].ready:
@@ -501,11 +509,14 @@ class Room:
         self.version += 1
         return self._seats_changed()
 
-    def watch(self, player_id: str) -> list[Delivery]:
+    def watch(self, player_id: str, max_watchers: int = 0) -> list[Delivery]:
+        """A person starts watching; past ``max_watchers`` (0: no cap) the room is full."""
         self._check_open()
         if self.seat_of(player_id) is not None:
             raise RoomError(ErrorCode.ALREADY_SEATED, "you have a seat in this room")
         if player_id not in self.watchers:
+            if 0 < max_watchers <= len(self.watchers):
+                raise RoomError(ErrorCode.ROOM_FULL, f"this room has {len(self.watchers)} watchers")
             self.watchers.append(player_id)
             self.version += 1
         return self._seats_changed()
@@ -541,6 +552,16 @@ class Room:
                 seat.connected = False
                 self.version += 1
         return []
+
+    def gone(self, player_id: str) -> list[Delivery]:
+        """A person's connection ended: a watcher stops watching (nobody is left to send
+        to, and a watcher has no seat to come back to); a seated person's seat is marked
+        disconnected, theirs until they come back."""
+        if player_id in self.watchers:
+            self.watchers.remove(player_id)
+            self.version += 1
+            return self._seats_changed()
+        return self.set_connected(player_id, False)
 
     def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
         seat = self.seat_of(player_id)
@@ -606,6 +627,6 @@ class Room:
 
     def _close(self, reason: CloseReason) -> list[Delivery]:
         msg = RoomClosed(reason=reason)
-        out: list[Delivery] = [(p, msg) for p in self.members()]
+        out: list[Delivery] = [(p, msg) for p in self.audience()]
         self.closed = reason
         return out

@@ -35,6 +35,8 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   and ``new-rooms``, counters of a fixed window (a minute, an hour) expiring with it.
   ``misses``, counter of failed joins in a minute; ``blocked``, set while the address must
   wait; ``strikes``, how many waits in a row (each doubles), expiring twice the last wait.
+- ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
+  is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
 """
 
 from __future__ import annotations
@@ -85,3 +87,6 @@ class Keys:
     @property
     def quick_entries(self) -> str:
         return f"{self.prefix}{{quick}}:entries"
+
+    def lobby_lock(self, player_id: str) -> str:
+        return f"{self.prefix}lobby:{player_id}"

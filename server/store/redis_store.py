@@ -152,6 +152,13 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return removed
 """
 
+#: KEYS: a lock. ARGV: the holder's random value. Deletes the lock only if it is still
+#: that holder's (it may have expired and been taken by another meanwhile).
+_RELEASE_LOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 #: KEYS: session. ARGV: TTL seconds, then field, value, field, value...
 _SAVE_SESSION = """
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
@@ -201,6 +208,7 @@ class RedisStore:
         self._leave_queue = redis.register_script(_LEAVE_QUEUE)
         self._save_session = redis.register_script(_SAVE_SESSION)
         self._load_session = redis.register_script(_LOAD_SESSION)
+        self._release_lock = redis.register_script(_RELEASE_LOCK)
 
     @classmethod
     def from_url(
@@ -528,6 +536,24 @@ class RedisStore:
         if not found:
             return None
         return {k.decode(): v.decode() for k, v in zip(found[::2], found[1::2], strict=True)}
+
+    # --- a person's lobby lock --------------------------------------------------------
+
+    async def take_lock(self, key: str, holder: str, ttl: float) -> bool:
+        """Take the lock ``key`` for ``holder`` (a random value) for ``ttl`` seconds; False
+        when another holds it."""
+        try:
+            taken = await self.redis.set(key, holder, nx=True, px=max(1, int(ttl * 1000)))
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return bool(taken)
+
+    async def release_lock(self, key: str, holder: str) -> None:
+        """Give the lock up, if ``holder`` still holds it."""
+        try:
+            await self._release_lock(keys=[key], args=[holder])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
 
     # --- pub/sub ----------------------------------------------------------------------
 
