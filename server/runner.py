@@ -109,6 +109,7 @@ class RoomRunner:
 
     async def _save(self) -> None:
         room = self.room
+        room.saved_at = self.clock()
         blob = pack(room.to_data())
         journal = room.take_journal()
         try:

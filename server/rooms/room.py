@@ -41,6 +41,11 @@ from server.game.errors import AlreadyReady
 from server.game.journal import Record, RecordingRandom, command_record, start_record
 from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
 
+#: Seconds a running clock has at least when its room comes back after a crash or a
+#: takeover (or its full length, when shorter): a person back from a restart has the time
+#: to see whose turn it is.
+RESUME_FLOOR = 5.0
+
 
 class RoomError(ValueError):
     """A request the room refuses before the game sees it."""
@@ -103,6 +108,9 @@ class Room:
     match: Match | None = None
     closed: str | None = None
     version: int = 0
+    saved_at: float | None = None
+    """Wall-clock time of the room's last save (set by whoever saves it): after a crash or
+    a takeover, how much time its clock had left then (``resume_clocks``)."""
     journal: list[Record] = field(default_factory=list, compare=False, repr=False)
     """Journal records not yet stored; runtime only, not part of ``to_data``."""
 
@@ -175,6 +183,7 @@ class Room:
             "match": None if self.match is None else self.match.to_data(),
             "closed": self.closed,
             "version": self.version,
+            "saved_at": self.saved_at,
         }
 
     @classmethod
@@ -519,6 +528,21 @@ class Room:
                 seat.connected = False
                 self.version += 1
         return []
+
+    def resume_clocks(self, now: float, floor: float = RESUME_FLOOR) -> list[Delivery]:
+        """The room comes back after its process was down or while it was taken over: the
+        running clock gets at least the time it had left at the last save (``saved_at``;
+        for a room saved before that was kept, the time it has left now), and at least
+        ``floor`` seconds (at most its full length), counted from ``now``. Everyone is told
+        the new deadline."""
+        match = self.match
+        if match is None or self.closed is not None:
+            return []
+        saved_at = now if self.saved_at is None else min(self.saved_at, now)
+        out = match.resume_clock(now, saved_at, floor)
+        if out:
+            self.version += 1
+        return self._address(out)
 
     def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
         seat = self.seat_of(player_id)
