@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 ROUTE_TRIES = 4
 #: Seconds before asking again for a room whose process has just let it go.
 MOVED_DELAY = 0.05
+#: Rooms taken over per batch: one round trip for their leases, one for their states.
+ADOPT_BATCH = 256
 #: Seconds a handover waits for changes under way, then for the relay's outbox.
 HAND_OVER_WAIT = 1.0
 
@@ -77,6 +79,10 @@ class RoomDirectory:
         self.rooms: dict[str, RoomRunner] = {}
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
+        #: Set while the process takes its stored rooms back at start (``App.recover``):
+        #: the lease keeper renews the leases of those back so far, and leaves the others
+        #: to the recovery rather than look for orphans among them.
+        self.recovering = False
         #: Told when a room closes (the app clears its players' sessions).
         self.on_closed: Callable[[Room], Coroutine[Any, Any, None]] | None = None
         #: Told of each room taken over (the app calls its players back).
@@ -118,22 +124,50 @@ class RoomDirectory:
     async def adopt(self, code: str) -> None:
         """Run a stored room that no live process runs (its lease is free, or this node's
         from before a restart); its people are disconnected until they come back."""
-        if code in self.rooms or self.closing:
-            return
-        fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
-        if fence == 0 or code in self.rooms:
-            return  # another process runs it (or this one, adopted meanwhile)
-        data = await self.store.load_room(code)
-        if code in self.rooms:
-            return  # adopted meanwhile by another asker here (the lease was this node's)
-        if data is None or data.get("closed") is not None:
+        await self.adopt_many([code])
+
+    async def adopt_many(self, codes: list[str]) -> int:
+        """``adopt`` for many rooms: their leases in one round trip, their states in one
+        more, then each room's takeover change (saves at once, up to the pool's size).
+        Returns how many were taken over here."""
+        codes = [code for code in dict.fromkeys(codes) if code not in self.rooms]
+        if not codes or self.closing:
+            return 0
+        fences = await self.store.acquire_leases(codes, self.node, self.settings.lease_ttl)
+        # 0: another process runs it; already here: adopted meanwhile by another asker here
+        ours = {c: f for c, f in zip(codes, fences, strict=True) if f and c not in self.rooms}
+        if not ours:
+            return 0
+        states = await self.store.load_rooms(list(ours))
+        adopted: list[RoomRunner] = []
+        over: dict[str, str] = {}
+        for (code, fence), data in zip(ours.items(), states, strict=True):
+            if code in self.rooms or self.closing:
+                continue  # adopted meanwhile (the lease was this node's), or going down
+            if data is None or data.get("closed") is not None:
+                over[code] = f"{self.node}:{fence}"
+                continue
+            room = Room.from_data(data)
+            adopted.append(self.run(room, saved=True, fence=fence))
+            self.metrics.room_takeovers.inc()
+            # At once, before anyone here can reach the room (a player coming back): nobody
+            # is connected yet, and the clock gets back the time it had left when last
+            # saved, so time down does not count against a seat. What this would tell the
+            # players is not sent: each gets a snapshot on coming back (``on_adopted``
+            # calls them back), which shows the new deadline. Saved just below.
+            room.all_disconnected()
+            room.resume_clocks(self.clock())
+        for code in over:
             await self.store.forget_active(code)
-            await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
-            return
-        runner = self.run(Room.from_data(data), saved=True, fence=fence)
-        self.metrics.room_takeovers.inc()
+        await self.store.renew_leases(over, 0)
+        await asyncio.gather(*(self._taken_over(runner) for runner in adopted))
+        return len(adopted)
+
+    async def _taken_over(self, runner: RoomRunner) -> None:
+        """Save what the takeover changed, set the room's clock and bots going, and call
+        its players back."""
         with contextlib.suppress(RoomError, GameError):
-            await runner.change(lambda r: r.all_disconnected())
+            await runner.change(lambda room: [])
         if self.on_adopted is not None:
             self.on_adopted(runner)
 
@@ -146,8 +180,9 @@ class RoomDirectory:
     async def adopt_orphans(self) -> None:
         """Take over the rooms whose process died (their lease ran out)."""
         others = [code for code in await self.store.active_rooms() if code not in self.rooms]
-        for code in await self.store.free_rooms(others):
-            await self.adopt(code)
+        free = await self.store.free_rooms(others)
+        for start in range(0, len(free), ADOPT_BATCH):
+            await self.adopt_many(free[start : start + ADOPT_BATCH])
 
     async def keep_leases(self) -> None:
         """Renew the lease of every room this process runs, a third of the TTL apart (a
@@ -167,6 +202,8 @@ class RoomDirectory:
                 if runner is not None:
                     log.warning("room %s: lease lost; another process may run it", code)
                     self.lost(runner.room)
+            if self.recovering:
+                continue
             try:
                 await self.adopt_orphans()
             except StoreError as exc:
