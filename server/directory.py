@@ -32,7 +32,7 @@ from server.rooms.room import Room, RoomError
 from server.routing import RoomOp, apply_op
 from server.runner import RoomRunner
 from server.settings import Settings
-from server.store.redis_store import RedisStore, StoreError
+from server.store.redis_store import RedisStore, StoreError, pack
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +128,8 @@ class RoomDirectory:
 
     async def adopt_many(self, codes: list[str]) -> int:
         """``adopt`` for many rooms: their leases in one round trip, their states in one
-        more, then each room's takeover change (saves at once, up to the pool's size).
-        Returns how many were taken over here."""
+        more, and their takeover change saved in a third. Returns how many were taken
+        over here."""
         codes = [code for code in dict.fromkeys(codes) if code not in self.rooms]
         if not codes or self.closing:
             return 0
@@ -147,29 +147,51 @@ class RoomDirectory:
             if data is None or data.get("closed") is not None:
                 over[code] = f"{self.node}:{fence}"
                 continue
-            room = Room.from_data(data)
-            adopted.append(self.run(room, saved=True, fence=fence))
+            adopted.append(self.run(Room.from_data(data), saved=True, fence=fence))
             self.metrics.room_takeovers.inc()
-            # At once, before anyone here can reach the room (a player coming back): nobody
-            # is connected yet, and the clock gets back the time it had left when last
-            # saved, so time down does not count against a seat. What this would tell the
-            # players is not sent: each gets a snapshot on coming back (``on_adopted``
-            # calls them back), which shows the new deadline. Saved just below.
-            room.all_disconnected()
-            room.resume_clocks(self.clock())
         for code in over:
             await self.store.forget_active(code)
         await self.store.renew_leases(over, 0)
-        await asyncio.gather(*(self._taken_over(runner) for runner in adopted))
+        await self._taken_over(adopted)
         return len(adopted)
 
-    async def _taken_over(self, runner: RoomRunner) -> None:
-        """Save what the takeover changed, set the room's clock and bots going, and call
-        its players back."""
-        with contextlib.suppress(RoomError, GameError):
-            await runner.change(lambda room: [])
-        if self.on_adopted is not None:
-            self.on_adopted(runner)
+    async def _taken_over(self, runners: list[RoomRunner]) -> None:
+        """The takeover's change to rooms just run here, saved in one round trip: nobody
+        is connected yet, and each clock gets back the time it had left when last saved,
+        so time down does not count against a seat. What this would tell the players is
+        not sent: each gets a snapshot on coming back (``on_adopted`` calls them back),
+        which shows the new deadline. Then the rooms' clocks and bots are set going.
+
+        Each room's lock is held from before anyone here can reach it (a player coming
+        back) until it is saved; a room the batch could not save (moved on, fenced, Redis
+        away) gets the same change through its runner, which deals with each case."""
+        now = self.clock()
+        writes: list[tuple[str, int, int, bytes, int]] = []
+        for runner in runners:
+            await runner.lock.acquire()  # free (the runner is new): no wait, no yield
+            room = runner.room
+            before = room.version
+            room.all_disconnected()
+            room.resume_clocks(now)
+            room.saved_at = now
+            room.journal.clear()  # (neither change adds a record)
+            writes.append((room.code, before, room.version, pack(room.to_data()), runner.fence))
+        try:
+            results: list[StoreError | None] = await self.store.save_rooms(writes)
+        except StoreError as exc:
+            results = [exc] * len(runners)
+        finally:
+            for runner in runners:
+                runner.lock.release()
+        for runner, (*_, blob, _fence), failed in zip(runners, writes, results, strict=True):
+            if failed is None:
+                runner.stored(blob)
+                runner.reschedule()
+            else:
+                with contextlib.suppress(RoomError, GameError):
+                    await runner.change(lambda room: [])
+            if self.on_adopted is not None:
+                self.on_adopted(runner)
 
     async def adopt_quietly(self, code: str) -> None:
         try:

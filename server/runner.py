@@ -137,6 +137,11 @@ class RoomRunner:
             ) from exc
         self._saved_version, self._saved_blob = room.version, blob
 
+    def stored(self, blob: bytes) -> None:
+        """The room as it stands was saved by someone else (``blob``: as packed, with no
+        journal record): the runner takes it as its last saved state."""
+        self._saved_version, self._saved_blob = self.room.version, blob
+
     def _revert(self) -> None:
         if self._saved_blob is not None:
             self.room = Room.from_data(unpack(self._saved_blob))

@@ -345,6 +345,35 @@ class RedisStore:
         except StoreFailure as exc:
             raise await self._unavailable(f"room {code}: {exc}") from exc
 
+    async def save_rooms(
+        self, writes: list[tuple[str, int, int, bytes, int]]
+    ) -> list[StoreError | None]:
+        """``save_room`` for many rooms that stay open and add no journal record (a
+        takeover's change), in one round trip (per node, on a cluster): for each
+        ``(code, expected version, version, state, fence)``, None when written, else why
+        not (``StoreConflict``, ``StoreFenced``, ``StoreUnavailable``)."""
+        if not writes:
+            return []
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code, expected, version, state, fence in writes:
+                    keys = (self.keys.room_state(code), self.keys.room_log(code))
+                    pipe.eval(_SAVE_ROOM, 2, *keys, expected, version, state, 0, fence)
+                results: Any = await pipe.execute(raise_on_error=False)
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        out: list[StoreError | None] = []
+        for (code, *_), result in zip(writes, results, strict=True):
+            if not isinstance(result, Exception):
+                out.append(None)
+            elif str(result).startswith("FENCED"):
+                out.append(StoreFenced(f"room {code}: {result}"))
+            elif str(result).startswith("CONFLICT"):
+                out.append(StoreConflict(f"room {code}: {result}"))
+            else:
+                out.append(StoreUnavailable(f"room {code}: {result}"))
+        return out
+
     # --- leases -----------------------------------------------------------------------
 
     async def acquire_lease(self, code: str, node: str, ttl: float) -> int:
