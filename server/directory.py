@@ -149,10 +149,10 @@ class RoomDirectory:
                 continue
             adopted.append(self.run(Room.from_data(data), saved=True, fence=fence))
             self.metrics.room_takeovers.inc()
+        await self._taken_over(adopted)  # first: it locks them before any await
         for code in over:
             await self.store.forget_active(code)
         await self.store.renew_leases(over, 0)
-        await self._taken_over(adopted)
         return len(adopted)
 
     async def _taken_over(self, runners: list[RoomRunner]) -> None:
@@ -176,21 +176,26 @@ class RoomDirectory:
             room.saved_at = now
             room.journal.clear()  # (neither change adds a record)
             writes.append((room.code, before, room.version, pack(room.to_data()), runner.fence))
+        failed: list[RoomRunner] = []
         try:
-            results: list[StoreError | None] = await self.store.save_rooms(writes)
-        except StoreError as exc:
-            results = [exc] * len(runners)
+            try:
+                results: list[StoreError | None] = await self.store.save_rooms(writes)
+            except StoreError as exc:
+                results = [exc] * len(runners)
+            for runner, (*_, blob, _fence), error in zip(runners, writes, results, strict=True):
+                if error is None:
+                    runner.stored(blob)  # (before the lock lets a change in)
+                    runner.reschedule()
+                else:
+                    failed.append(runner)
         finally:
             for runner in runners:
                 runner.lock.release()
-        for runner, (*_, blob, _fence), failed in zip(runners, writes, results, strict=True):
-            if failed is None:
-                runner.stored(blob)
-                runner.reschedule()
-            else:
-                with contextlib.suppress(RoomError, GameError):
-                    await runner.change(lambda room: [])
-            if self.on_adopted is not None:
+        for runner in failed:
+            with contextlib.suppress(RoomError, GameError):
+                await runner.change(lambda room: [])
+        if self.on_adopted is not None:
+            for runner in runners:
                 self.on_adopted(runner)
 
     async def adopt_quietly(self, code: str) -> None:
