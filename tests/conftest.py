@@ -55,6 +55,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     text = "the test run left processes behind (now killed):\n" + "\n".join(named)
     if reporter is not None:
+        reporter.ensure_newline()
         reporter.write_line(text, red=True)
     else:
         print(text)

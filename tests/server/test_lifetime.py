@@ -120,3 +120,26 @@ async def test_ctrl_c_is_a_clean_shutdown_that_gives_the_leases_up(tmp_path: Pat
     finally:
         await store.close()
         embedded.stop()
+
+
+async def test_ctrl_c_while_the_server_waits_for_redis_ends_it_cleanly(tmp_path: Path) -> None:
+    """SIGINT before the server serves (it waits for a Redis that does not answer) is the
+    same clean stop: no KeyboardInterrupt traceback, exit status 0, at once."""
+    log = tmp_path / "server.log"
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"
+    args = [sys.executable, "-m", "server", "--port", str(free_port()), "--redis-url", nowhere]
+    with log.open("ab") as out:
+        server = await asyncio.create_subprocess_exec(*args, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 30
+        while "waiting for Redis" not in log.read_text() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        server.send_signal(signal.SIGINT)
+        returncode = await asyncio.wait_for(server.wait(), 10)
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    text = log.read_text()
+    assert "waiting for Redis" in text and returncode == 0, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
