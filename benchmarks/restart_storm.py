@@ -14,7 +14,8 @@ measures. It reads ``/healthz`` every 20 ms from the spawn on, waits for the log
 "recovered N rooms", then watches for two lease TTLs more and counts the log's
 "lease lost" lines. The server gets SIGTERM and Redis is stopped at the end, whatever
 happens. ``--source DIR`` runs the server from another checkout (to compare with a
-commit before a change: ``git archive COMMIT | tar -x -C DIR``).
+commit before a change: ``git archive COMMIT | tar -x -C DIR``; add ``--old-format`` for
+one from before rooms kept ``saved_at``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def start_redis(data_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
     return proc, port
 
 
-async def write_rooms(url: str, n: int, node: str, lease_ttl: float) -> None:
+async def write_rooms(url: str, n: int, node: str, lease_ttl: float, old: bool = False) -> None:
     store = await RedisStore.connect(url, 3600, 3600, prefix=PREFIX, wait=10)
     rng = random.Random(1)
     clocks = Clocks(bid=CLOCK, play=CLOCK, ready=CLOCK)
@@ -76,7 +77,10 @@ async def write_rooms(url: str, n: int, node: str, lease_ttl: float) -> None:
                 room = Room.quick(code, people, clocks)
                 room.start_match(time.time(), rng)
                 room.saved_at = time.time()
-                data = pack(room.to_data())
+                fields = room.to_data()
+                if old:  # a server from before rooms kept it would refuse the field
+                    del fields["saved_at"]
+                data = pack(fields)
                 await store.save_room(code, -1, room.version, data, room.take_journal())
 
             await asyncio.gather(*(one(code) for code in batch))
@@ -107,18 +111,18 @@ def measure(args: argparse.Namespace) -> None:
             port = free_port()
             node = f"{socket.gethostname()}:{port}"
             started = time.monotonic()
-            asyncio.run(write_rooms(url, args.rooms, node, args.lease_ttl))
+            asyncio.run(write_rooms(url, args.rooms, node, args.lease_ttl, args.old_format))
             print(f"wrote {args.rooms} rooms in {time.monotonic() - started:.1f} s")
             log = Path(tmp) / "server.log"
             env = dict(os.environ)
-            if args.source:
-                env["PYTHONPATH"] = str(Path(args.source).resolve())
+            source = Path(args.source).resolve() if args.source else Path.cwd()
+            env["PYTHONPATH"] = str(source)  # (and run there: -m puts the cwd first)
             command = [sys.executable, "-m", "server", "--host", "127.0.0.1"]
             command += ["--port", str(port), "--redis-url", url, "--key-prefix", PREFIX]
             command += ["--lease-ttl", str(args.lease_ttl), "--log-level", "INFO"]
             with log.open("wb") as out:
                 spawned = time.monotonic()
-                server = subprocess.Popen(command, stdout=out, stderr=out, env=env)
+                server = subprocess.Popen(command, stdout=out, stderr=out, env=env, cwd=source)
             first_health: float | None = None
             recovered: float | None = None
             deadline = spawned + args.timeout
@@ -163,6 +167,11 @@ def main() -> None:
     parser.add_argument("--lease-ttl", type=float, default=10.0)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait at most")
     parser.add_argument("--source", help="run the server from this source tree instead")
+    parser.add_argument(
+        "--old-format",
+        action="store_true",
+        help="write rooms without saved_at, for a --source from before rooms kept it",
+    )
     measure(parser.parse_args())
 
 
