@@ -58,7 +58,7 @@ from protocol.messages import (
 from server import listing
 from server.bots import pool
 from server.codes import new_code, normalize
-from server.directory import RoomDirectory
+from server.directory import ADOPT_BATCH, RoomDirectory
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
@@ -124,6 +124,8 @@ class App:
         #: at once instead of waiting for their leases to run out.
         self.node = f"{socket.gethostname()}:{settings.port}"
         self._lease_task: asyncio.Task[None] | None = None
+        #: Whether connections are taken (from ``start``'s first step on).
+        self.accepting = False
         self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
         self.relay = Relay(store, self.node, settings.forward_timeout)
         self.hub.elsewhere = self._relay_to_player
@@ -141,13 +143,20 @@ class App:
     # --- start and stop ---------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bring back every unfinished room, then start matching the quick-match queue."""
+        """Bring back every unfinished room, then start matching the quick-match queue.
+
+        The transport listens before this (``/healthz`` answers during recovery) and takes
+        players once ``accepting``: from the relay's start on, while the rooms come back (a
+        player whose room is not back yet brings it back first). The leases are renewed
+        from the start too, so that rooms taken back early do not lose their leases while
+        thousands of others are still loading."""
         pool.configure(self.settings.bot_workers, self.settings.bot_queue_limit)
-        await pool.warm_up()  # the strong bot's search processes, before the first decision
         await self.relay.start(self._from_relay, self._node_request, self._resync)
-        await self.recover()
-        self.matcher.start()
+        self.accepting = True
         self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
+        # the strong bot's search processes start meanwhile, before the first decision
+        await asyncio.gather(pool.warm_up(), self.recover())
+        self.matcher.start()
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
@@ -161,11 +170,19 @@ class App:
         await self.relay.stop()
 
     async def recover(self) -> int:
-        """Load every unfinished room from the store and set its clock and bots going; the
-        time spent down counts against the seat on turn. Returns how many came back."""
-        for code in await self.store.active_rooms():
-            await self.directory.adopt(code)
-        log.info("recovered %d rooms", len(self.rooms))
+        """Load every unfinished room from the store and set its clock and bots going, a
+        batch at a time (``ADOPT_BATCH``: one round trip for their leases, one for their
+        states). Each running clock gets back the time it had left when last saved. Returns
+        how many came back."""
+        codes = await self.store.active_rooms()
+        started = time.monotonic()
+        self.directory.recovering = True
+        try:
+            for start in range(0, len(codes), ADOPT_BATCH):
+                await self.directory.adopt_many(codes[start : start + ADOPT_BATCH])
+        finally:
+            self.directory.recovering = False
+        log.info("recovered %d rooms in %.1f s", len(self.rooms), time.monotonic() - started)
         return len(self.rooms)
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -497,6 +514,7 @@ class App:
             if await self.store.load_room(room.code) is not None:
                 await self.store.renew_leases({room.code: f"{self.node}:{fence}"}, 0)
                 return None  # the code of a finished room, kept for its record
+            room.saved_at = self.clock()
             await self.store.save_room(
                 room.code,
                 -1,

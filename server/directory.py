@@ -32,7 +32,7 @@ from server.rooms.room import Room, RoomError
 from server.routing import RoomOp, apply_op
 from server.runner import RoomRunner
 from server.settings import Settings
-from server.store.redis_store import RedisStore, StoreError
+from server.store.redis_store import RedisStore, StoreError, pack
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 ROUTE_TRIES = 4
 #: Seconds before asking again for a room whose process has just let it go.
 MOVED_DELAY = 0.05
+#: Rooms taken over per batch: one round trip for their leases, one for their states.
+ADOPT_BATCH = 256
 #: Seconds a handover waits for changes under way, then for the relay's outbox.
 HAND_OVER_WAIT = 1.0
 
@@ -77,6 +79,10 @@ class RoomDirectory:
         self.rooms: dict[str, RoomRunner] = {}
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
+        #: Set while the process takes its stored rooms back at start (``App.recover``):
+        #: the lease keeper renews the leases of those back so far, and leaves the others
+        #: to the recovery rather than look for orphans among them.
+        self.recovering = False
         #: Told when a room closes (the app clears its players' sessions).
         self.on_closed: Callable[[Room], Coroutine[Any, Any, None]] | None = None
         #: Told of each room taken over (the app calls its players back).
@@ -127,24 +133,80 @@ class RoomDirectory:
     async def adopt(self, code: str) -> None:
         """Run a stored room that no live process runs (its lease is free, or this node's
         from before a restart); its people are disconnected until they come back."""
-        if code in self.rooms or self.closing:
-            return
-        fence = await self.store.acquire_lease(code, self.node, self.settings.lease_ttl)
-        if fence == 0 or code in self.rooms:
-            return  # another process runs it (or this one, adopted meanwhile)
-        data = await self.store.load_room(code)
-        if code in self.rooms:
-            return  # adopted meanwhile by another asker here (the lease was this node's)
-        if data is None or data.get("closed") is not None:
+        await self.adopt_many([code])
+
+    async def adopt_many(self, codes: list[str]) -> int:
+        """``adopt`` for many rooms: their leases in one round trip, their states in one
+        more, and their takeover change saved in a third. Returns how many were taken
+        over here."""
+        codes = [code for code in dict.fromkeys(codes) if code not in self.rooms]
+        if not codes or self.closing:
+            return 0
+        fences = await self.store.acquire_leases(codes, self.node, self.settings.lease_ttl)
+        # 0: another process runs it; already here: adopted meanwhile by another asker here
+        ours = {c: f for c, f in zip(codes, fences, strict=True) if f and c not in self.rooms}
+        if not ours:
+            return 0
+        states = await self.store.load_rooms(list(ours))
+        adopted: list[RoomRunner] = []
+        over: dict[str, str] = {}
+        for (code, fence), data in zip(ours.items(), states, strict=True):
+            if code in self.rooms or self.closing:
+                continue  # adopted meanwhile (the lease was this node's), or going down
+            if data is None or data.get("closed") is not None:
+                over[code] = f"{self.node}:{fence}"
+                continue
+            adopted.append(self.run(Room.from_data(data), saved=True, fence=fence))
+            self.metrics.room_takeovers.inc()
+        await self._taken_over(adopted)  # first: it locks them before any await
+        for code in over:
             await self.store.forget_active(code)
-            await self.store.renew_leases({code: f"{self.node}:{fence}"}, 0)
-            return
-        runner = self.run(Room.from_data(data), saved=True, fence=fence)
-        self.metrics.room_takeovers.inc()
-        with contextlib.suppress(RoomError, GameError):
-            await runner.change(lambda r: r.all_disconnected())
+        await self.store.renew_leases(over, 0)
+        return len(adopted)
+
+    async def _taken_over(self, runners: list[RoomRunner]) -> None:
+        """The takeover's change to rooms just run here, saved in one round trip: nobody
+        is connected yet, and each clock gets back the time it had left when last saved,
+        so time down does not count against a seat. What this would tell the players is
+        not sent: each gets a snapshot on coming back (``on_adopted`` calls them back),
+        which shows the new deadline. Then the rooms' clocks and bots are set going.
+
+        Each room's lock is held from before anyone here can reach it (a player coming
+        back) until it is saved; a room the batch could not save (moved on, fenced, Redis
+        away) gets the same change through its runner, which deals with each case."""
+        now = self.clock()
+        writes: list[tuple[str, int, int, bytes, int]] = []
+        for runner in runners:
+            await runner.lock.acquire()  # free (the runner is new): no wait, no yield
+            room = runner.room
+            before = room.version
+            room.all_disconnected()
+            room.resume_clocks(now)
+            room.note_presence(now)  # nobody is here yet: idle from now, unless already
+            room.saved_at = now
+            room.journal.clear()  # (neither change adds a record)
+            writes.append((room.code, before, room.version, pack(room.to_data()), runner.fence))
+        failed: list[RoomRunner] = []
+        try:
+            try:
+                results: list[StoreError | None] = await self.store.save_rooms(writes)
+            except StoreError as exc:
+                results = [exc] * len(runners)
+            for runner, (*_, blob, _fence), error in zip(runners, writes, results, strict=True):
+                if error is None:
+                    runner.stored(blob)  # (before the lock lets a change in)
+                    runner.reschedule()
+                else:
+                    failed.append(runner)
+        finally:
+            for runner in runners:
+                runner.lock.release()
+        for runner in failed:
+            with contextlib.suppress(RoomError, GameError):
+                await runner.change(lambda room: [])
         if self.on_adopted is not None:
-            self.on_adopted(runner)
+            for runner in runners:
+                self.on_adopted(runner)
 
     async def adopt_quietly(self, code: str) -> None:
         try:
@@ -155,8 +217,9 @@ class RoomDirectory:
     async def adopt_orphans(self) -> None:
         """Take over the rooms whose process died (their lease ran out)."""
         others = [code for code in await self.store.active_rooms() if code not in self.rooms]
-        for code in await self.store.free_rooms(others):
-            await self.adopt(code)
+        free = await self.store.free_rooms(others)
+        for start in range(0, len(free), ADOPT_BATCH):
+            await self.adopt_many(free[start : start + ADOPT_BATCH])
 
     async def keep_leases(self) -> None:
         """Renew the lease of every room this process runs, a third of the TTL apart (a
@@ -176,6 +239,8 @@ class RoomDirectory:
                 if runner is not None:
                     log.warning("room %s: lease lost; another process may run it", code)
                     self.lost(runner.room)
+            if self.recovering:
+                continue
             try:
                 await self.adopt_orphans()
             except StoreError as exc:

@@ -116,6 +116,7 @@ class RoomRunner:
 
     async def _save(self) -> None:
         room = self.room
+        room.saved_at = self.clock()
         blob = pack(room.to_data())
         journal = room.take_journal()
         try:
@@ -143,6 +144,11 @@ class RoomRunner:
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
         self._saved_version, self._saved_blob = room.version, blob
+
+    def stored(self, blob: bytes) -> None:
+        """The room as it stands was saved by someone else (``blob``: as packed, with no
+        journal record): the runner takes it as its last saved state."""
+        self._saved_version, self._saved_blob = self.room.version, blob
 
     def _revert(self) -> None:
         if self._saved_blob is not None:

@@ -1,9 +1,12 @@
 """The websocket transport: a thin asyncio layer over ``App``.
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
-upgrading (503 while Redis does not answer). SIGTERM (and SIGINT) stop accepting, stop the
-rooms' clocks and bots, hand the rooms to other processes, close every connection with code
-1001 and a reason, and return within the shutdown grace.
+upgrading (503 while Redis does not answer), from the moment the process listens, before
+the stored rooms are back. SIGTERM and SIGINT (Ctrl-C), even one that comes while the
+process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
+processes, close every connection with code 1001 and a reason, and return within the
+shutdown grace; the children (embedded Redis, bot workers) never see the terminal's
+Ctrl-C, and die with the process even when it is killed (``server.children``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
+from typing import TypeVar
 
 from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -32,6 +36,7 @@ log = logging.getLogger(__name__)
 #: websockets itself closes a connection whose frame is above this; below it, frames larger
 #: than ``Settings.max_frame`` get a TOO_LARGE error and the connection stays up.
 HARD_FRAME_LIMIT = 1 << 20
+T = TypeVar("T")
 
 
 def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
@@ -50,6 +55,8 @@ def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response 
                 [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
             )
             return Response(HTTPStatus.OK, "OK", headers, body)
+        if not app.accepting:  # starting: nothing yet to hear from other processes
+            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
         return None
 
     return answer
@@ -73,14 +80,14 @@ async def _handler(app: App, ws: ServerConnection) -> None:
 async def serve_app(
     app: App, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None
 ) -> None:
-    """Serve until ``stop`` is set (or SIGTERM/SIGINT), then shut down within the grace."""
+    """Serve until ``stop`` is set (or SIGTERM/SIGINT), then shut down within the grace.
+
+    It listens first and starts the app (recovery of the stored rooms) while serving, so
+    ``/healthz`` answers at once; ``ready`` is set once the app has started. A stop asked
+    during the start ends it there and shuts down the same way."""
     stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    watch_signals(stop)
     s = app.settings
-    await app.start()
     server: Server
     async with serve(
         lambda ws: _handler(app, ws),
@@ -94,7 +101,7 @@ async def serve_app(
     ) as server:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
         log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
-        if ready is not None:
+        if await _started(app, stop) and ready is not None:
             ready.set()
         await stop.wait()
         log.info("shutting down: closing %d connections", len(app.hub.all))
@@ -112,20 +119,85 @@ async def serve_app(
             await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
 
 
+async def _started(app: App, stop: asyncio.Event) -> bool:
+    """Start the app, unless ``stop`` is set first (then the start is cancelled): whether
+    it started. A start that fails shuts the app down and raises."""
+    starting = asyncio.ensure_future(app.start())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if not starting.done():
+        log.info("stopping before the start was over")
+        starting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await starting
+        return False
+    if starting.exception() is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(app.close(), app.settings.shutdown_grace)
+        starting.result()  # raises
+    return True
+
+
 def open_store(settings: Settings, url: str) -> RedisStore:
     return RedisStore.from_url(
         url, settings.finished_ttl, settings.session_ttl, prefix=settings.key_prefix
     )
 
 
+#: Set by SIGTERM or SIGINT before the event loop handles them (``run`` listens from its
+#: first line, so a signal during the start is a clean stop too, never a traceback).
+_signalled = False
+
+
+def _early_signal(signum: int, frame: object) -> None:
+    global _signalled
+    _signalled = True
+
+
+def watch_signals(stop: asyncio.Event) -> None:
+    """SIGTERM and SIGINT (Ctrl-C) set ``stop``: both are the same clean shutdown. One that
+    came before the loop ran (``run``) sets it at once."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+    if _signalled:
+        stop.set()
+
+
+async def _unless_stopped(job: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """``job``'s result, or None when ``stop`` is set first (the job is then cancelled)."""
+    task = asyncio.ensure_future(job)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([task, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None
+
+
 async def _run(settings: Settings, url: str) -> None:
+    stop = asyncio.Event()
+    watch_signals(stop)
     # connect, not open_store: it waits for Redis and asks whether it is a Redis Cluster
-    store = await RedisStore.connect(
+    connecting = RedisStore.connect(
         url, settings.finished_ttl, settings.session_ttl, prefix=settings.key_prefix
     )
+    store = await _unless_stopped(connecting, stop)
+    if store is None:
+        return
     try:
-        await wait_for_store(store)
-        await serve_app(App(settings, store))
+        await _unless_stopped(wait_for_store(store), stop)
+        if not stop.is_set():
+            await serve_app(App(settings, store), stop=stop)
     finally:
         await store.close()
 
@@ -170,6 +242,8 @@ def run(settings: Settings) -> None:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    for sig in (signal.SIGTERM, signal.SIGINT):  # until the loop handles them (_run)
+        signal.signal(sig, _early_signal)
     embedded: EmbeddedRedis | None = None
     if settings.redis_url:
         url = settings.redis_url
@@ -182,5 +256,7 @@ def run(settings: Settings) -> None:
         with asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner:
             runner.run(_run(settings, url))
     finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):  # the closed loop set the defaults back
+            signal.signal(sig, _early_signal)
         if embedded is not None:
             embedded.stop()

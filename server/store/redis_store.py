@@ -378,6 +378,39 @@ class RedisStore:
         except StoreFailure as exc:
             raise await self._unavailable(f"room {code}: {exc}") from exc
 
+    async def save_rooms(
+        self, writes: list[tuple[str, int, int, bytes, int]]
+    ) -> list[StoreError | None]:
+        """``save_room`` for many rooms that stay open and add no journal record (a
+        takeover's change), in one round trip (per node, on a cluster): for each
+        ``(code, expected version, version, state, fence)``, None when written, else why
+        not (``StoreConflict``, ``StoreFenced``, ``StoreUnavailable``)."""
+        if not writes:
+            return []
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code, expected, version, state, fence in writes:
+                    keys = (
+                        self.keys.room_state(code),
+                        self.keys.room_log(code),
+                        self.keys.room_fence(code),
+                    )
+                    pipe.eval(_SAVE_ROOM, len(keys), *keys, expected, version, state, 0, fence)
+                results: Any = await pipe.execute(raise_on_error=False)
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        out: list[StoreError | None] = []
+        for (code, *_), result in zip(writes, results, strict=True):
+            if not isinstance(result, Exception):
+                out.append(None)
+            elif str(result).startswith("FENCED"):
+                out.append(StoreFenced(f"room {code}: {result}"))
+            elif str(result).startswith("CONFLICT"):
+                out.append(StoreConflict(f"room {code}: {result}"))
+            else:
+                out.append(StoreUnavailable(f"room {code}: {result}"))
+        return out
+
     # --- leases -----------------------------------------------------------------------
 
     async def acquire_lease(self, code: str, node: str, ttl: float) -> int:
@@ -392,6 +425,27 @@ class RedisStore:
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return int(token)
+
+    async def acquire_leases(self, codes: list[str], node: str, ttl: float) -> list[int]:
+        """``acquire_lease`` for many rooms in one round trip (per node, on a cluster): the
+        fencing token of each, 0 where another node holds it."""
+        if not codes:
+            return []
+        ms = int(ttl * 1000)
+        try:
+            # EVAL in a non-transactional pipeline, as in renew_leases
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code in codes:
+                    keys = (
+                        self.keys.room_lease(code),
+                        self.keys.room_fence(code),
+                        self.keys.room_state(code),
+                    )
+                    pipe.eval(_ACQUIRE, len(keys), *keys, node, ms)
+                tokens: Any = await pipe.execute()
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return [int(token) for token in tokens]
 
     async def renew_leases(self, leases: dict[str, str], ttl: float) -> list[str]:
         """Renew (``ttl`` 0: release) the leases ``{code: "NODE:FENCE"}``; return the codes
@@ -437,6 +491,19 @@ class RedisStore:
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
         return None if blob is None else cast(dict[str, Any], unpack(blob))
+
+    async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]:
+        """``load_room`` for many rooms in one round trip (per node, on a cluster)."""
+        if not codes:
+            return []
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code in codes:
+                    pipe.hget(self.keys.room_state(code), "s")
+                blobs: Any = await pipe.execute()
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return [None if blob is None else cast(dict[str, Any], unpack(blob)) for blob in blobs]
 
     async def active_rooms(self) -> list[str]:
         try:

@@ -13,6 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from protocol.events import BidMade, TurnStarted
+from protocol.messages import (
+    BidRequest,
+    CreateRoom,
+    PassRequest,
+    ReadyRequest,
+    SeatBot,
+    Snapshot,
+)
 from tests.redis_server import external_url, free_port, unique_prefix
 from tests.server.procs import (
     TIMEOUT,
@@ -24,6 +33,7 @@ from tests.server.procs import (
     finish_all,
     kill_running,
 )
+from tests.server.wire import wire_client
 
 
 @pytest.mark.parametrize("store_kind", ["embedded", "redis_url"])
@@ -68,3 +78,45 @@ async def test_kill_9_at_three_points_of_a_match_loses_and_doubles_nothing(
         welcomes = [m["resumed"] for m in c.messages if m["type"] == "welcome"]
         assert welcomes[0] is False and welcomes[1:] == [True] * (len(welcomes) - 1)
         assert len(welcomes) >= 2  # it did reconnect
+
+
+async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Regression (issue 11, item 15): after a kill -9 and about 7 s down, a player came
+    back at "0s left" and was passed by the clock. Here the server is down for longer than
+    the person's whole 4 s clock; back, it is still their turn with the time their clock
+    had left at the last save (all of it), and their own pass is what the table gets."""
+    prefix = unique_prefix()
+    store = ["--redis-url", external_url() or redis_url, "--key-prefix", prefix]
+    clocks = ("--bid-timeout", "4", "--play-timeout", "4", "--ready-timeout", "4")
+    server = ServerProcess(free_port(), store, tmp_path / "server.log", *clocks)
+    url = f"ws://127.0.0.1:{server.port}"
+    await server.start()
+    try:
+        async with wire_client(url) as (client, welcome):
+            await client.send(CreateRoom(deals=3))
+            await client.recv_type(Snapshot)
+            for _ in range(2):
+                await client.send(SeatBot(level="easy"))
+            await client.send(ReadyRequest())
+            turn: TurnStarted = await client.recv_type(TurnStarted)
+            while turn.seat != 0:  # the person's turn (the bots answer within a second)
+                turn = await client.recv_type(TurnStarted)
+            assert turn.deadline is not None
+            left = turn.deadline - turn.server_time
+            await server.kill()
+        await asyncio.sleep(left + 2.0)  # down longer than the time the seat had left
+        await server.start()
+        async with wire_client(url, token=welcome.token) as (client, again):
+            assert again.resumed
+            snapshot: Snapshot = await client.recv_type(Snapshot, timeout=30)
+            table = snapshot.room.table
+            assert table is not None and table.turn is not None and table.turn.seat == 0
+            assert table.turn.deadline is not None
+            assert table.turn.deadline - table.turn.server_time > left - 2.0  # not "0s left"
+            await client.send(PassRequest() if table.turn.may_pass else BidRequest(value=1))
+            mine: BidMade = await client.recv_type(BidMade)
+            assert mine.seat == 0 and not mine.timeout  # the person's own, not the clock's
+    finally:
+        await server.stop()

@@ -203,3 +203,21 @@ async def test_a_room_taken_over_after_a_restart_ends_on_time(redis_url: str) ->
         data = await until_closed(srv.app.store, code, timeout=long_idle / 4)
         assert data["closed"] == "abandoned"
         assert left_the_sets(await lifetimes(srv.app.store, code))
+
+
+async def test_a_room_whose_people_were_here_when_its_server_stopped_ends_after_takeover(
+    redis_url: str,
+) -> None:
+    """A server going down leaves its rooms showing their people connected; the process
+    that takes a room over finds nobody there, and the idle clock starts at the takeover."""
+    prefix = unique_prefix()
+    settings = {"key_prefix": prefix, "finished_ttl": FINISHED_TTL, "lease_ttl": LEASE_TTL}
+    async with running_server(redis_url, idle_room_timeout=3600.0, **settings) as srv:
+        async with wire_client(srv.url) as (client, _):
+            await client.send(CreateRoom(deals=3))
+            code = (await client.recv_type(Snapshot)).room.code
+            srv.stop.set()  # going down with its player still connected
+            await asyncio.wait_for(srv.task, 10)
+    async with running_server(redis_url, idle_room_timeout=IDLE, **settings) as srv:
+        data = await until_closed(srv.app.store, code)
+        assert data["closed"] == "abandoned"

@@ -22,7 +22,7 @@ from protocol.messages import (
     SetBotSpeed,
 )
 from server.game.errors import GameError
-from server.rooms.room import BotActor, Clocks, Room, RoomError
+from server.rooms.room import RESUME_FLOOR, BotActor, Clocks, Room, RoomError, Seat
 
 NOW = 1000.0
 
@@ -204,3 +204,55 @@ def test_a_resent_request_id_is_recognised_and_not_applied_twice() -> None:
     refused(ErrorCode.DUPLICATE, room, "alice", SeatBot(id=5), NOW, rng)
     room.handle("alice", SeatBot(id=8), NOW, rng)  # a new id is applied
     assert room.seats[2].kind == "bot"
+
+
+def test_time_down_does_not_count_against_the_seat_on_turn() -> None:
+    """Regression (issue 11, item 15): after a kill -9 and about 7 s down a player came
+    back at "0s left" and was passed by the clock. A room that comes back gets at least
+    the time its clock had left at the last save, from the moment it is back."""
+    rng = random.Random(3)
+    room = full_room(rng)  # dealt at NOW: a 15 s bidding clock
+    match = room.match
+    assert match is not None and match.deadline == NOW + 15
+    room.saved_at = NOW + 4  # saved with 11 s left
+    stored = Room.from_data(room.to_data())
+    assert stored.saved_at == NOW + 4
+    back = NOW + 4 + 30  # 30 s down: the old deadline is long past
+    out = stored.resume_clocks(back)
+    assert stored.match is not None and stored.match.deadline == back + 11
+    turns = [m for _, m in out if isinstance(m, TurnStarted)]
+    assert {p for p, _ in out} == {"alice", "bob", "carol"}  # everyone is told
+    assert turns[0].deadline == back + 11 and turns[0].server_time == back
+    assert turns[0].seat == stored.match.turn
+
+
+def test_a_clock_saved_nearly_run_out_comes_back_with_the_floor() -> None:
+    rng = random.Random(3)
+    room = full_room(rng)
+    room.saved_at = NOW + 14.5  # half a second left when saved
+    back = NOW + 20
+    room.resume_clocks(back)
+    assert room.match is not None and room.match.deadline == back + RESUME_FLOOR
+    # a clock shorter than the floor gets its full length, no more
+    short = Room.create("SHORT", "private", 3, "alice", "Alice", clocks=Clocks(2, 2, 2))
+    short.join("bob", "Bob", NOW)
+    short.join("carol", "Carol", NOW)
+    for player in ("alice", "bob", "carol"):
+        short.handle(player, ReadyRequest(), NOW, rng)
+    short.saved_at = NOW + 2
+    short.resume_clocks(NOW + 10)
+    assert short.match is not None and short.match.deadline == NOW + 12
+
+
+def test_a_quick_comeback_keeps_the_deadline_and_an_untimed_room_is_untouched() -> None:
+    rng = random.Random(3)
+    room = full_room(rng)
+    room.saved_at = NOW + 1
+    room.resume_clocks(NOW + 1)  # back at once: 14 s left, as it had
+    assert room.match is not None and room.match.deadline == NOW + 15
+    practice = Room.create("PRACT", "practice", 1, "alice", "Alice")
+    practice.seats[1] = Seat(kind="bot", name="b1", level="easy", ready=True)
+    practice.seats[2] = Seat(kind="bot", name="b2", level="easy", ready=True)
+    practice.start_match(NOW, rng, first_bidder=0)
+    version = practice.version
+    assert practice.resume_clocks(NOW + 100) == [] and practice.version == version

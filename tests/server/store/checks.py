@@ -7,7 +7,13 @@ import asyncio
 import pytest
 from redis.asyncio.client import PubSub
 
-from server.store.redis_store import RedisStore, StoreUnavailable, pack
+from server.store.redis_store import (
+    RedisStore,
+    StoreConflict,
+    StoreFenced,
+    StoreUnavailable,
+    pack,
+)
 
 
 async def assert_unavailable(store: RedisStore) -> None:
@@ -50,3 +56,31 @@ async def published_and_heard(store: RedisStore, tag: str, count: int = 30) -> N
             assert await receive(pubsub, len(messages)) == messages
     finally:
         await subscriber.aclose()
+
+
+async def adopted_in_batches(store: RedisStore, codes: list[str]) -> None:
+    """Leases, states and takeover writes of many rooms, each in one pipeline (on a
+    cluster: EVAL in a non-transactional pipeline, over every node)."""
+    for code in codes:
+        await store.save_room(code, -1, 0, pack({"code": code, "version": 0}), [], fence=0)
+    held = codes[:3]
+    for code in held:  # another process runs these
+        assert await store.acquire_lease(code, "b:2", ttl=30) >= 1
+    tokens = await store.acquire_leases(codes, "a:1", ttl=30)
+    assert tokens[:3] == [0, 0, 0] and all(t >= 1 for t in tokens[3:])
+    assert await store.acquire_leases(codes, "a:1", ttl=30) == tokens  # its own: kept
+    assert await store.acquire_leases([], "a:1", ttl=30) == []
+    states = await store.load_rooms([*codes, "NONE1"])
+    assert states == [{"code": code, "version": 0} for code in codes] + [None]
+    ours = list(zip(codes[3:], tokens[3:], strict=True))
+    writes = [(code, 0, 1, pack({"code": code, "version": 1}), token) for code, token in ours]
+    writes[0] = (writes[0][0], 5, 6, b"", writes[0][4])  # built on a version it is not
+    results = await store.save_rooms(writes)
+    assert isinstance(results[0], StoreConflict)
+    assert results[1:] == [None] * (len(writes) - 1)
+    assert await store.load_rooms([writes[1][0]]) == [{"code": writes[1][0], "version": 1}]
+    later = await store.acquire_lease(held[0], "b:2", ttl=30)
+    await store.save_room(held[0], 0, 1, pack({"version": 1}), [], fence=later)
+    (fenced,) = await store.save_rooms([(held[0], 1, 2, pack({}), 0)])  # a stale owner
+    assert isinstance(fenced, StoreFenced)
+    assert await store.save_rooms([]) == []

@@ -25,6 +25,7 @@ from server.store.redis_store import (
 )
 from tests.redis_cluster import ClusterProcesses
 from tests.redis_server import free_port
+from tests.server.store import checks
 from tests.server.store.checks import assert_unavailable, published_and_heard, receive
 
 #: Enough room codes that each of the three nodes serves some.
@@ -301,3 +302,7 @@ async def test_a_node_down_is_unavailable_and_its_rooms_come_back_with_it(
     finally:
         await store.close()
         await asyncio.to_thread(cluster.stop)
+
+
+async def test_rooms_on_every_node_are_taken_over_in_batches(store: RedisStore) -> None:
+    await checks.adopted_in_batches(store, CODES)

@@ -14,6 +14,7 @@ from protocol.messages import Snapshot, StartPractice
 from server.rooms.room import RoomError
 from server.store.redis_store import RedisStore, StoreFenced, pack
 from tests.redis_server import unique_prefix
+from tests.server.store import checks
 from tests.server.wire import running_server, wire_client
 
 
@@ -127,3 +128,7 @@ async def test_a_room_asked_for_twice_at_once_is_taken_over_once(
             await asyncio.gather(directory.adopt(code), directory.adopt(code))
             assert srv.app.metrics.room_takeovers._value.get() == takeovers + 1
             assert directory.rooms[code] is not old
+
+
+async def test_rooms_are_taken_over_in_batches(store: RedisStore) -> None:
+    await checks.adopted_in_batches(store, [f"B{i:03d}" for i in range(20)])
