@@ -17,7 +17,7 @@ from typing import Literal
 from client.table import TableState
 from protocol.cards import CardTextError, Rank, format_cards, parse_cards
 from protocol.events import TurnAction
-from protocol.legal import legal_plays
+from protocol.hints import hint_plays
 from protocol.messages import BotLevel, BotSpeed
 from protocol.plays import Kind, Play, classify
 
@@ -186,7 +186,8 @@ In a deal:
   1 2 3 | bid N                     bid (while bidding)
   333 44 | 10 10 J | 3-7 | sj bj    play these cards (ranks; suits never matter)
   pass                              pass
-  hint (or Tab)                     cycle through legal plays, smallest first, then pass
+  hint | h | Tab                    cycle through the legal plays (those keeping bombs, the
+                                    rocket and chains whole first), then pass
 """
 
 
@@ -467,12 +468,13 @@ Hint = Play | int | None
 
 
 def hint_options(ctx: TurnContext) -> list[Hint]:
-    """What the hint cycles through on my turn: the legal plays that beat the table,
-    smallest first (bombs, then the rocket, last), then pass when I may pass; while bidding,
-    the bids above the highest, then pass. Empty when it is not my turn."""
+    """What the hint cycles through on my turn: the legal plays that beat the table, those
+    that keep bombs, the rocket and chains whole first (``protocol.hints.hint_plays``), then
+    pass when I may pass; while bidding, the bids above the highest, then pass. Empty when it
+    is not my turn."""
     options: list[Hint] = []
     if ctx.action == "play":
-        options.extend(legal_plays(ctx.hand, ctx.to_beat))
+        options.extend(hint_plays(ctx.hand, ctx.to_beat))
     elif ctx.action == "bid":
         options.extend(range(ctx.highest_bid + 1, 4))
     else:

@@ -162,15 +162,16 @@ def test_assess_bids() -> None:
 # --- hints ----------------------------------------------------------------------------
 
 
-def test_hints_beat_the_table_smallest_first_then_pass() -> None:
+def test_hints_keep_bombs_and_the_rocket_whole_then_pass() -> None:
+    # Issue 14: the 8 of 8888 and a joker of the rocket come last, after the bomb and rocket.
     options = c.hint_options(ctx(hand=ranks("3 5 9 A 8888 SJ BJ"), to_beat=play("4")))
     texts = [c.hint_text(o) for o in options]
-    assert texts == ["5", "8", "9", "A", "SJ", "BJ", "8888", "SJ BJ", "pass"]
+    assert texts == ["5", "9", "A", "8888", "SJ BJ", "8", "SJ", "BJ", "pass"]
 
 
 def test_a_leader_gets_no_pass_hint() -> None:
     options = c.hint_options(ctx(hand=ranks("33"), may_pass=False))
-    assert [c.hint_text(o) for o in options] == ["3", "33"]
+    assert [c.hint_text(o) for o in options] == ["33", "3"]  # the pair kept whole first
 
 
 def test_nothing_to_beat_with_leaves_only_pass() -> None:
