@@ -26,6 +26,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Hashable
+from dataclasses import replace
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
@@ -54,6 +56,7 @@ from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
+from protocol.legal import legal_plays
 from protocol.messages import (
     BidRequest,
     CreateRoom,
@@ -106,6 +109,21 @@ class Interactive:
         self.prefill = ""
         self.done = False
         self.pending_setup = opts.mode == "create"
+        #: Whether the room this client created is public (None: it created none); the
+        #: server's view does not say, so the client remembers its own request.
+        self.created_public: bool | None = opts.public if opts.mode == "create" else None
+        #: An in-client ``create`` readies the creator once the room's snapshot comes, as
+        #: ``ddz create`` does.
+        self.ready_on_snapshot = False
+        #: The card counter is shown under the hand (the ``counter`` command).
+        self.counter = False
+        #: Pass at once when nothing in the hand beats the table (the ``autopass`` command);
+        #: ``autopassed`` names the turn last passed so, so that it is passed only once.
+        self.autopass = False
+        self.autopassed: Hashable = None
+        #: What the person was asked to confirm (``leave``, ``quit`` or ``eof`` for Ctrl-D)
+        #: by repeating it; any other line drops the question.
+        self.confirm: str | None = None
         #: The quick-match queue while we wait in it: the server's ``Queued`` and the local
         #: (monotonic) time it came; None when not queued.
         self.queued: Queued | None = None
@@ -138,7 +156,8 @@ class Interactive:
             return FormattedText(MENU)
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        return FormattedText(printable_fragments(table_panel(state, time.monotonic(), verdict)))
+        panel = table_panel(state, time.monotonic(), verdict, counter=self.counter)
+        return FormattedText(printable_fragments(panel))
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -201,10 +220,13 @@ class Interactive:
     async def on_message(self, message: ServerMessage) -> None:
         before = self.state
         now = time.monotonic()
-        if isinstance(message, Snapshot):
-            self.state = TableState.from_snapshot(message, now)
-        elif self.state is not None:
+        if self.state is not None:
             self.state = self.state.apply(message, now)
+        elif isinstance(message, Snapshot):
+            self.state = TableState.from_snapshot(message, now)
+        created = isinstance(message, Snapshot) and (self.ready_on_snapshot or self.pending_setup)
+        if created and self.state is not None and self.created_public is not None:
+            self.state = replace(self.state, public=self.created_public)
         self.follow_queue(message, now)
         after = self.state
         if after is not None:
@@ -218,8 +240,78 @@ class Interactive:
         if isinstance(message, Snapshot) and self.pending_setup:
             self.pending_setup = False
             await self.set_up_room(message)
+        if isinstance(message, Snapshot) and self.ready_on_snapshot:
+            self.ready_on_snapshot = False
+            if message.room.table is None and message.room.your_seat is not None:
+                await self.send(ReadyRequest())
+        await self.auto_pass()
         if self.session.app.is_running:
             self.session.app.invalidate()
+
+    async def auto_pass(self) -> None:
+        """With ``autopass`` on: pass at once on my turn when nothing in my hand beats the
+        play on the table, once a turn, and say so (naming only the public play)."""
+        state = self.state
+        if not self.autopass or state is None:
+            return
+        ctx = self.context()
+        to_beat = ctx.to_beat
+        if ctx.action != "play" or not ctx.may_pass or to_beat is None:
+            return
+        if legal_plays(ctx.hand, to_beat):
+            return
+        key = cmd.hint_key(state)
+        if key == self.autopassed:
+            return
+        self.autopassed = key
+        table = state.table
+        version = table.turn.version if table is not None and table.turn is not None else None
+        say(
+            [
+                (DIM, f"auto-pass: nothing in your hand beats {cmd.describe_play(to_beat)}"),
+                (DIM, " (autopass turns it off)"),
+            ]
+        )
+        await self.send(PassRequest(version=version))
+
+    def mid_match(self) -> bool:
+        """Seated in a room whose match is under way: leaving now costs the seat."""
+        state = self.state
+        return (
+            self.in_room()
+            and state is not None
+            and state.my_seat is not None
+            and state.table is not None
+            and not state.match_over
+        )
+
+    def quit_note(self) -> str:
+        """What quitting does to my seat."""
+        if self.store is None:
+            return "gives up your seat (a bot plays it to the end)"
+        return "keeps your seat: start ddz again to take it back"
+
+    async def on_eof(self) -> bool:
+        """Ctrl-D: quit, after asking once mid-match. True when the client should end."""
+        if self.mid_match() and self.confirm != "eof":
+            self.confirm = "eof"
+            say([(WARN, f"Ctrl-D again (or quit) closes ddz and {self.quit_note()}")])
+            return False
+        self.confirm = None
+        await self.quit()
+        return True
+
+    def on_interrupt(self) -> None:
+        """Ctrl-C clears the line; say how to quit."""
+        self.confirm = None
+        say([(DIM, "Ctrl-C clears the line; to close ddz type quit (or press Ctrl-D)")])
+
+    async def quit(self) -> None:
+        """Close ddz; with no session kept there is no way back, so leave the room too."""
+        state = self.state
+        if self.store is None and self.in_room() and state is not None and not state.match_over:
+            await self.send(Leave())  # no way back to the seat: give it up
+        self.finish()
 
     def follow_queue(self, message: ServerMessage, now: float) -> None:
         """Note whether we wait in the quick-match queue: from ``Queued`` until the match's
@@ -293,24 +385,29 @@ class Interactive:
         table = state.table if state is not None else None
         turn = table.turn if table is not None else None
         version = turn.version if turn is not None else None
+        asked, self.confirm = self.confirm, None
         if command is None:
-            if (
-                state is not None
-                and table is not None
-                and table.phase == "between_deals"
-                and state.my_seat is not None
-                and not table.ready[state.my_seat]
-            ):
+            if self.ready_pending():
                 await self.send(ReadyRequest())
             return
         if isinstance(command, cmd.Invalid):
-            say([(WARN, command.message)])
+            say([(WARN, cmd.invalid_reason(text, command, ctx))])
         elif isinstance(command, cmd.Help):
             print_formatted_text(cmd.HELP_TEXT)
         elif isinstance(command, cmd.Quit):
-            if self.store is None and self.in_room() and state is not None and not state.match_over:
-                await self.send(Leave())  # no way back to the seat: give it up
-            self.finish()
+            if self.store is None and self.mid_match() and asked != "quit":
+                self.confirm = "quit"
+                say([(WARN, f"quit again to close ddz: it {self.quit_note()}")])
+                return
+            await self.quit()
+        elif isinstance(command, cmd.ToggleCounter):
+            self.counter = not self.counter
+            say([(DIM, f"card counter {'on' if self.counter else 'off'}")])
+        elif isinstance(command, cmd.ToggleAutopass):
+            self.autopass = not self.autopass
+            what = "on: you pass at once when nothing beats the table" if self.autopass else "off"
+            say([(DIM, f"auto-pass {what}")])
+            await self.auto_pass()
         elif isinstance(command, cmd.ShowHint):
             hint = self.next_hint()
             if hint is None:
@@ -358,8 +455,27 @@ class Interactive:
             await self.send(ResumeRequest())
             say([(DIM, "you will play your seat again from your next turn")])
         elif isinstance(command, cmd.LeaveRoom):
+            if self.mid_match() and asked != "leave":
+                self.confirm = "leave"
+                say(
+                    [
+                        (WARN, "leave the match? a bot plays your seat to the end. "),
+                        ("", "type leave again to leave (quit closes ddz and keeps your seat)"),
+                    ]
+                )
+                return
             self.forget_session()
             await self.send(Leave())
+
+    def ready_pending(self) -> bool:
+        """Seated, before the match or between deals, and not ready yet: Enter readies."""
+        state = self.state
+        if state is None or not self.in_room() or state.my_seat is None:
+            return False
+        table = state.table
+        if table is None:
+            return not state.room.seats[state.my_seat].ready
+        return table.phase == "between_deals" and not table.ready[state.my_seat]
 
     async def open_room(
         self, command: cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom
@@ -377,6 +493,7 @@ class Interactive:
             )
         elif isinstance(command, cmd.Create):
             request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
+            self.ready_on_snapshot, self.created_public = True, command.public
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)
         else:
@@ -432,9 +549,12 @@ class Interactive:
                     try:
                         text = await self.session.prompt_async(self.prompt, default=self.prefill)
                     except KeyboardInterrupt:
-                        continue  # Ctrl-C clears the line; Ctrl-D or quit ends
+                        self.on_interrupt()  # Ctrl-C clears the line; Ctrl-D or quit ends
+                        continue
                     except EOFError:
-                        break
+                        if self.done or await self.on_eof():
+                            break
+                        continue
                     self.prefill = ""
                     await self.handle(text)
             finally:
