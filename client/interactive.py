@@ -30,8 +30,10 @@ from collections.abc import Hashable
 from dataclasses import replace
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.filters import to_filter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
@@ -90,6 +92,20 @@ MENU: Fragments = [
 ]
 
 
+def keep_panel_under_prompt(session: PromptSession[str]) -> None:
+    """Keep the input line from growing to fill the screen (issue 14, item 11).
+
+    prompt_toolkit learns from the terminal how many lines lie below the cursor and fills
+    them all, the input window taking the slack: on a fresh 40-line screen the prompt sat at
+    the top and the panel at the foot, 25 blank lines between, until the log filled the
+    screen. An input window that does not extend keeps the panel right under the prompt and
+    leaves the slack below it."""
+    for window in session.app.layout.find_all_windows():
+        content = window.content
+        if isinstance(content, BufferControl) and content.buffer is session.default_buffer:
+            window.dont_extend_height = to_filter(True)
+
+
 def say(fragments: Fragments) -> None:
     """Print one line above the prompt (made safe: it may quote the server)."""
     print_formatted_text(FormattedText(printable_fragments(fragments)), style=STYLE)
@@ -134,6 +150,7 @@ class Interactive:
             key_bindings=self._bindings(),
             style=STYLE,
         )
+        keep_panel_under_prompt(self.session)
 
     # --- the screen -------------------------------------------------------------------
 
@@ -286,16 +303,16 @@ class Interactive:
         )
 
     def quit_note(self) -> str:
-        """What quitting does to my seat."""
+        """What quitting does to my seat (short: it ends a line of at most 80 columns)."""
         if self.store is None:
-            return "gives up your seat (a bot plays it to the end)"
-        return "keeps your seat: start ddz again to take it back"
+            return "a bot takes your seat to the end"
+        return "your seat waits for your next start"
 
     async def on_eof(self) -> bool:
         """Ctrl-D: quit, after asking once mid-match. True when the client should end."""
         if self.mid_match() and self.confirm != "eof":
             self.confirm = "eof"
-            say([(WARN, f"Ctrl-D again (or quit) closes ddz and {self.quit_note()}")])
+            say([(WARN, f"Ctrl-D again (or quit) closes ddz; {self.quit_note()}")])
             return False
         self.confirm = None
         await self.quit()
@@ -397,7 +414,7 @@ class Interactive:
         elif isinstance(command, cmd.Quit):
             if self.store is None and self.mid_match() and asked != "quit":
                 self.confirm = "quit"
-                say([(WARN, f"quit again to close ddz: it {self.quit_note()}")])
+                say([(WARN, f"quit again to close ddz; {self.quit_note()}")])
                 return
             await self.quit()
         elif isinstance(command, cmd.ToggleCounter):
@@ -457,12 +474,8 @@ class Interactive:
         elif isinstance(command, cmd.LeaveRoom):
             if self.mid_match() and asked != "leave":
                 self.confirm = "leave"
-                say(
-                    [
-                        (WARN, "leave the match? a bot plays your seat to the end. "),
-                        ("", "type leave again to leave (quit closes ddz and keeps your seat)"),
-                    ]
-                )
+                keeps = " (quit keeps it)" if self.store is not None else ""
+                say([(WARN, f"leave again to give your seat to a bot to the end{keeps}")])
                 return
             self.forget_session()
             await self.send(Leave())

@@ -9,6 +9,7 @@ import time
 
 import pytest
 from prompt_toolkit.input import PipeInput
+from prompt_toolkit.layout.controls import BufferControl
 
 from client import interactive
 from client.interactive import Interactive
@@ -206,7 +207,7 @@ async def test_leave_mid_match_asks_first(pipe: PipeInput, monkeypatch: pytest.M
     client, link = client_with(bidding_done(TableState.from_room(room())))
     await client.handle("leave")
     assert link.sent == []
-    assert "leave again" in said.text and "bot" in said.text and "quit" in said.text
+    assert "leave again" in said.text and "bot" in said.text
     await client.handle("hint")  # anything else: the question is dropped
     await client.handle("leave")
     assert link.sent == []
@@ -297,3 +298,17 @@ async def test_counter_toggles(pipe: PipeInput, monkeypatch: pytest.MonkeyPatch)
     await client.handle("counter")
     assert not client.counter
     assert link.sent == []
+
+
+def test_the_panel_sits_under_the_prompt_not_at_the_screens_foot(pipe: PipeInput) -> None:
+    # Item 11: in a 40-line terminal the prompt sat at the top, 25 blank lines above the
+    # panel, until the log filled the screen: prompt_toolkit fills every line below the
+    # cursor, and the input window took the slack. It must not grow.
+    client = Interactive(Options(server="ws://unused", name="me"))
+    buffer = client.session.default_buffer
+    windows = [
+        w
+        for w in client.session.app.layout.find_all_windows()
+        if isinstance(w.content, BufferControl) and w.content.buffer is buffer
+    ]
+    assert windows and all(w.dont_extend_height() for w in windows)
