@@ -87,8 +87,9 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 
 MENU: Fragments = [
     ("bold", "Not in a room. "),
-    ("", "quick · practice [DEALS] [LEVEL] [SPEED] · create [DEALS] · join CODE · "),
-    ("", "list · watch CODE · help · quit"),
+    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] [public]"),
+    ("", "\n"),
+    ("", "quick · join CODE · watch CODE · list · help · quit"),
 ]
 
 

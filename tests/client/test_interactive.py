@@ -312,3 +312,9 @@ def test_the_panel_sits_under_the_prompt_not_at_the_screens_foot(pipe: PipeInput
         if isinstance(w.content, BufferControl) and w.content.buffer is buffer
     ]
     assert windows and all(w.dont_extend_height() for w in windows)
+
+
+def test_the_menu_fits_80_columns() -> None:
+    text = plain(interactive.MENU)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert "public" in text
