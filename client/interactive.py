@@ -18,7 +18,12 @@ The session is kept on disk (``client.saved_session``, unless ``--no-save-sessio
 ``ddz`` again after quitting (or after the terminal closed) and the server puts you back in
 your seat, the room shown at once. ``quit`` closes ddz and keeps the seat; ``leave`` gives it
 up and forgets the saved session (without a kept session ``quit`` leaves too, as there is no
-way back).
+way back). Mid-match, ``leave``, Ctrl-D, and a ``quit`` that gives up the seat ask first:
+the same again confirms, anything else drops the question. Ctrl-C clears the line.
+
+Two switches, off by default: ``counter`` shows the card counter under the hand, and
+``autopass`` passes at once (once a turn, with a notice) when nothing in the hand beats the
+play on the table.
 """
 
 from __future__ import annotations
