@@ -1,7 +1,9 @@
 """``ddz``: the terminal client's command line.
 
     ddz [--server URL] [--name N] [--auto LEVEL] [--json] [--reconnect-for SECONDS] practice ...
+    ddz ... practice [DEALS] [LEVEL] [SPEED]     (as at the prompt: ddz practice 1 strong)
     ddz ... practice --deals 3 [--level L] [--speed S]
+    ddz ... create [DEALS] [public] [--bots L] [--speed S]
     ddz ... create --deals N [--bots L] [--speed S] [--public]
     ddz ... join CODE
     ddz ... watch CODE
@@ -27,9 +29,11 @@ import os
 import sys
 from collections.abc import Sequence
 
+from client import commands as cmd
 from client.backoff import DEFAULT_RECONNECT_FOR
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import Options
+from protocol.messages import BotSpeed
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 EXIT_INTERRUPTED = 130
@@ -119,16 +123,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="mode", metavar="COMMAND")
 
-    practice = sub.add_parser("practice", help="play against two bots")
-    practice.add_argument(
-        "--deals", type=int, choices=PRACTICE_DEALS, default=3, help="deals in the match"
+    practice = sub.add_parser(
+        "practice",
+        help="play against two bots",
+        description="Play against two bots; the words as at the prompt (ddz practice 1 strong)"
+        " or the flags.",
     )
-    practice.add_argument("--level", choices=LEVELS, default="normal", help="the bots' level")
-    practice.add_argument("--speed", choices=SPEEDS, default="normal", help="the bots' speed")
+    practice.add_argument(
+        "words",
+        nargs="*",
+        metavar="DEALS|LEVEL|SPEED",
+        help=f"deals ({', '.join(map(str, PRACTICE_DEALS))}), level ({', '.join(LEVELS)}), "
+        f"speed ({', '.join(SPEEDS)}), in any order",
+    )
+    practice.add_argument(
+        "--deals", type=int, choices=PRACTICE_DEALS, help="deals in the match (default 3)"
+    )
+    practice.add_argument("--level", choices=LEVELS, help="the bots' level (default normal)")
+    practice.add_argument("--speed", choices=SPEEDS, help="the bots' speed (default normal)")
 
-    create = sub.add_parser("create", help="create a private room and print its code")
+    create = sub.add_parser(
+        "create",
+        help="create a private room and print its code",
+        description="Create a room; the words as at the prompt (ddz create 6 public) or the flags.",
+    )
     create.add_argument(
-        "--deals", type=int, choices=ROOM_DEALS, default=3, help="deals in the match"
+        "words",
+        nargs="*",
+        metavar="DEALS|public",
+        help=f"deals ({', '.join(map(str, ROOM_DEALS))}); public lists it for watching",
+    )
+    create.add_argument(
+        "--deals", type=int, choices=ROOM_DEALS, help="deals in the match (default 3)"
     )
     create.add_argument(
         "--bots",
@@ -164,18 +190,29 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         parser.error(
             "--auto and --json need a subcommand: practice, create, join, watch, quick or list"
         )
+    # One grammar: the words read as the prompt reads them (practice 1 strong, create 6
+    # public); a flag, where given, wins over a word.
+    words = cmd.parse_command(" ".join([ns.mode, *ns.words])) if hasattr(ns, "words") else None
+    if isinstance(words, cmd.Invalid):
+        parser.error(words.message)
+    practice = words if isinstance(words, cmd.Practice) else cmd.Practice()
+    create = words if isinstance(words, cmd.Create) else cmd.Create()
+    deals = practice.deals if ns.mode == "practice" else create.deals
+    if getattr(ns, "deals", None) is not None:
+        deals = ns.deals
+    speed: BotSpeed | None = getattr(ns, "speed", None)
     return Options(
         server=ns.server,
         name=ns.name,
         mode=ns.mode,
         auto=ns.auto,
         json=ns.json,
-        deals=getattr(ns, "deals", 3),
-        level=getattr(ns, "level", "normal"),
-        speed=getattr(ns, "speed", None) or "normal",
-        bot_speed=getattr(ns, "speed", None) if ns.mode == "create" else None,
+        deals=deals,
+        level=getattr(ns, "level", None) or practice.level,
+        speed=speed or practice.speed,
+        bot_speed=speed if ns.mode == "create" else None,
         bots=getattr(ns, "bots", None),
-        public=getattr(ns, "public", False),
+        public=create.public or getattr(ns, "public", False),
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
         keep_session=not ns.no_save_session and ns.mode != "list",

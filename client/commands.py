@@ -17,7 +17,7 @@ from typing import Literal
 from client.table import TableState
 from protocol.cards import CardTextError, Rank, format_cards, parse_cards
 from protocol.events import TurnAction
-from protocol.legal import legal_plays
+from protocol.hints import hint_plays
 from protocol.messages import BotLevel, BotSpeed
 from protocol.plays import Kind, Play, classify
 
@@ -135,10 +135,22 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class ToggleCounter:
+    """Show or hide the card counter (the cards of each rank not yet seen)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToggleAutopass:
+    """Pass at once, or not, when nothing in my hand beats the table."""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
-    """Text that is no command and no cards; ``message`` says why."""
+    """Text that is no command and no cards; ``message`` says why. ``as_cards``: the text
+    was read as cards (no command word), so outside a deal another reason fits better."""
 
     message: str
+    as_cards: bool = False
 
 
 Command = (
@@ -160,6 +172,8 @@ Command = (
     | LeaveRoom
     | Quit
     | Help
+    | ToggleCounter
+    | ToggleAutopass
     | Invalid
 )
 
@@ -176,6 +190,9 @@ Commands (a word, or cards to play):
   bot [LEVEL] [SEAT]                seat a bot in an empty seat (the creator only)
   ready                             start the match / the next deal (Enter also does, between deals)
   speed SPEED                       the bots' speed
+  counter                           show or hide the card counter: how many of each rank
+                                    you have not seen yet (your hand and all plays are seen)
+  autopass                          when nothing in your hand beats the table, pass at once
   resume                            take your seat back from the bot that took it over
   leave                             give up your seat (a bot plays it) or stop watching; ddz
                                     forgets its saved session
@@ -186,7 +203,8 @@ In a deal:
   1 2 3 | bid N                     bid (while bidding)
   333 44 | 10 10 J | 3-7 | sj bj    play these cards (ranks; suits never matter)
   pass                              pass
-  hint (or Tab)                     cycle through legal plays, smallest first, then pass
+  hint | h | Tab                    cycle through the legal plays (those keeping bombs, the
+                                    rocket and chains whole first), then pass
 """
 
 
@@ -269,6 +287,8 @@ _SIMPLE: dict[str, Command] = {
     "exit": Quit(),
     "help": Help(),
     "?": Help(),
+    "counter": ToggleCounter(),
+    "autopass": ToggleAutopass(),
 }
 
 COMMAND_WORDS: frozenset[str] = frozenset(
@@ -309,7 +329,7 @@ def parse_command(text: str, action: TurnAction | None = None) -> Command | None
     try:
         return PlayCards(tuple(parse_cards(text)))
     except CardTextError as exc:
-        return Invalid(f"{exc} (type help for commands)")
+        return Invalid(f"{exc} (type help for commands)", as_cards=True)
 
 
 # --- legality ---------------------------------------------------------------------------
@@ -340,9 +360,49 @@ def kind_label(kind: str) -> str:
         return kind
 
 
+#: Kinds with kickers, and how many cards of a rank its main part holds.
+_MAIN_WIDTH: dict[Kind, int] = {
+    Kind.TRIPLE_SINGLE: 3,
+    Kind.TRIPLE_PAIR: 3,
+    Kind.AIRPLANE_SINGLES: 3,
+    Kind.AIRPLANE_PAIRS: 3,
+    Kind.FOUR_TWO_SINGLES: 4,
+    Kind.FOUR_TWO_PAIRS: 4,
+}
+
+
+def main_ranks(play: Play) -> frozenset[Rank]:
+    """The ranks of a play's main part (every rank, for a kind without kickers)."""
+    width = _MAIN_WIDTH.get(play.kind)
+    counts = Counter(play.cards)
+    return frozenset(r for r in counts if width is None or counts[r] == width)
+
+
+def play_text(play: Play) -> str:
+    """A play as one types it, the main part first: ``AAA 66``, ``5555 33 44``."""
+    main = main_ranks(play)
+    kickers = [r for r in play.cards if r not in main]
+    text = format_cards([r for r in play.cards if r in main])
+    return f"{text} {format_cards(kickers)}" if kickers else text
+
+
 def describe_play(play: Play) -> str:
-    """``pair 55``, ``triple + single 333 4``, ``ROCKET SJ BJ``."""
-    return f"{KIND_LABELS[play.kind]} {format_cards(play.cards)}"
+    """``pair 55``, ``triple + single 333 4``, ``triple + pair AAA 66``, ``ROCKET SJ BJ``."""
+    return f"{KIND_LABELS[play.kind]} {play_text(play)}"
+
+
+_COUNT_WORDS = ("no", "only one", "only two", "only three")
+
+
+def _not_held(ranks: Sequence[Rank], hand: Sequence[Rank]) -> str:
+    """How many of each rank short the hand holds: ``you hold only one 4 and no K``."""
+    want, have = Counter(ranks), Counter(hand)
+    parts = []
+    for rank in sorted(want):
+        n = have[rank]
+        if want[rank] > n:
+            parts.append(f"{_COUNT_WORDS[n]} {rank}{'s' if n > 1 else ''}")
+    return "you hold " + " and ".join(parts)
 
 
 def missing_cards(ranks: Sequence[Rank], hand: Sequence[Rank]) -> list[Rank]:
@@ -371,9 +431,8 @@ class Verdict:
 def check_play(ranks: Sequence[Rank], hand: Sequence[Rank], to_beat: Play | None) -> Verdict:
     """Whether ``ranks`` is a legal play from ``hand`` against ``to_beat``: held, one of the
     14 kinds, and beating the table (in the order the server checks them)."""
-    missing = missing_cards(ranks, hand)
-    if missing:
-        return Verdict("bad", f"you do not hold {format_cards(missing)}")
+    if missing_cards(ranks, hand):
+        return Verdict("bad", _not_held(ranks, hand))
     play = classify(ranks)
     if play is None:
         return Verdict("bad", f"{format_cards(ranks)} is not a play")
@@ -388,7 +447,8 @@ class TurnContext:
     """What the legality check needs to know of the table (built from a ``TableState``).
 
     ``action`` is what my turn asks for now (None when it is not my turn), ``playing``
-    whether a deal is in its playing phase, ``to_beat`` the play on the table.
+    whether a deal is in its playing phase, ``to_beat`` the play on the table, ``in_room``
+    whether I am in a room at all (not after leaving it or its closing).
     """
 
     hand: tuple[Rank, ...] = ()
@@ -398,16 +458,19 @@ class TurnContext:
     highest_bid: int = 0
     playing: bool = False
     seated: bool = True
+    in_room: bool = False
 
 
 def turn_context(state: TableState) -> TurnContext:
     """The legality check's view of a table state (no action of mine while a bot holds my
-    seat: the server would refuse it)."""
+    seat, the server would refuse it; nor after I left the room or it closed)."""
     table = state.table
     turn = table.turn if table is not None else None
     seat = state.my_seat
+    in_room = state.closed is None and not state.left
     bot_holds = table is not None and seat is not None and table.bot_control[seat]
-    action = turn.action if turn is not None and state.my_turn and not bot_holds else None
+    mine = state.my_turn and not bot_holds and in_room
+    action = turn.action if turn is not None and mine else None
     return TurnContext(
         hand=tuple(state.hand_ranks),
         to_beat=state.to_beat,
@@ -416,6 +479,7 @@ def turn_context(state: TableState) -> TurnContext:
         highest_bid=state.highest_bid,
         playing=table is not None and table.phase == "playing",
         seated=not state.is_watcher,
+        in_room=in_room,
     )
 
 
@@ -438,7 +502,7 @@ def assess(text: str, ctx: TurnContext) -> Verdict:
             return Verdict("info", f"your bid: above {ctx.highest_bid}, or pass")
         return Verdict("info", "")
     if isinstance(command, Invalid):
-        return Verdict("bad", command.message)
+        return Verdict("bad", invalid_reason(text, command, ctx))
     if isinstance(command, PassTurn):
         if ctx.action is not None and not ctx.may_pass:
             must = "bid" if ctx.action == "bid" else "play: you lead this trick"
@@ -451,13 +515,69 @@ def assess(text: str, ctx: TurnContext) -> Verdict:
             return Verdict("bad", f"a bid must be higher than {ctx.highest_bid}")
         return Verdict("ok", f"bid {command.value}")
     if isinstance(command, PlayCards):
+        if ctx.action == "bid":
+            return Verdict("bad", "you are bidding: type 1, 2 or 3, or pass")
         if not ctx.seated:
             return Verdict("bad", "watchers do not play")
         verdict = check_play(command.ranks, ctx.hand, ctx.to_beat)
         if verdict.ok and ctx.action != "play":
             return Verdict("info", verdict.message + " (not your turn)", verdict.play)
         return verdict
-    return Verdict("info", type(command).__name__.lower())
+    return Verdict("info", command_text(command))
+
+
+LOBBY_WORDS = "quick, practice, create, join CODE, watch CODE, list, help or quit"
+ROOM_WORDS = "ready, bot, speed, counter, autopass, leave, help or quit"
+
+
+def invalid_reason(text: str, command: Invalid, ctx: TurnContext) -> str:
+    """Why a line is refused: text read as cards outside a deal says what one may type
+    there instead of what is wrong with it as cards."""
+    if not command.as_cards:
+        return command.message
+    word = text.strip()
+    if not ctx.in_room:
+        return f"{word!r} is not a command here: type {LOBBY_WORDS}"
+    if ctx.seated and (ctx.playing or ctx.action is not None):
+        return command.message
+    return f"{word!r} is not a command here: type {ROOM_WORDS}"
+
+
+def command_text(command: Command) -> str:
+    """What a command word does, for the line under the prompt while it is typed."""
+    if isinstance(command, Practice):
+        return (
+            f"practice: {command.deals} deal(s) against two {command.level} bots, "
+            f"speed {command.speed}"
+        )
+    if isinstance(command, Create):
+        kind = "a public room (listed for watchers)" if command.public else "a private room"
+        return f"create {kind} for {command.deals} deals"
+    if isinstance(command, Join):
+        return f"join room {command.code}"
+    if isinstance(command, WatchRoom):
+        return f"watch room {command.code}"
+    if isinstance(command, AddBot):
+        where = f" in seat {command.seat + 1}" if command.seat is not None else ""
+        return f"bot: seat a {command.level} bot{where}"
+    if isinstance(command, Speed):
+        return f"set the bots' speed to {command.speed}"
+    return _COMMAND_TEXT.get(type(command), "")
+
+
+_COMMAND_TEXT: dict[type, str] = {
+    ShowHint: "hint: the next legal play at the prompt (Tab does too)",
+    Ready: "ready: start the match, or the next deal",
+    Quick: "quick: join the quick-match queue",
+    Unqueue: "unqueue: leave the quick-match queue",
+    ListLive: "list the live rooms you can watch",
+    Resume: "resume: take your seat back from the bot",
+    LeaveRoom: "leave the room (mid-match a bot plays your seat)",
+    Quit: "quit: close ddz (your seat waits: start ddz again to take it back)",
+    Help: "help: list the commands",
+    ToggleCounter: "counter: show or hide the card counter",
+    ToggleAutopass: "autopass: auto-pass when nothing beats the table",
+}
 
 
 # --- hints --------------------------------------------------------------------------------
@@ -467,12 +587,13 @@ Hint = Play | int | None
 
 
 def hint_options(ctx: TurnContext) -> list[Hint]:
-    """What the hint cycles through on my turn: the legal plays that beat the table,
-    smallest first (bombs, then the rocket, last), then pass when I may pass; while bidding,
-    the bids above the highest, then pass. Empty when it is not my turn."""
+    """What the hint cycles through on my turn: the legal plays that beat the table, those
+    that keep bombs, the rocket and chains whole first (``protocol.hints.hint_plays``), then
+    pass when I may pass; while bidding, the bids above the highest, then pass. Empty when it
+    is not my turn."""
     options: list[Hint] = []
     if ctx.action == "play":
-        options.extend(legal_plays(ctx.hand, ctx.to_beat))
+        options.extend(hint_plays(ctx.hand, ctx.to_beat))
     elif ctx.action == "bid":
         options.extend(range(ctx.highest_bid + 1, 4))
     else:
@@ -488,7 +609,7 @@ def hint_text(hint: Hint) -> str:
         return "pass"
     if isinstance(hint, int):
         return str(hint)
-    return format_cards(hint.cards)
+    return play_text(hint)
 
 
 @dataclass(frozen=True, slots=True)

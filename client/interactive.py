@@ -18,7 +18,12 @@ The session is kept on disk (``client.saved_session``, unless ``--no-save-sessio
 ``ddz`` again after quitting (or after the terminal closed) and the server puts you back in
 your seat, the room shown at once. ``quit`` closes ddz and keeps the seat; ``leave`` gives it
 up and forgets the saved session (without a kept session ``quit`` leaves too, as there is no
-way back).
+way back). Mid-match, ``leave``, Ctrl-D, and a ``quit`` that gives up the seat ask first:
+the same again confirms, anything else drops the question. Ctrl-C clears the line.
+
+Two switches, off by default: ``counter`` shows the card counter under the hand, and
+``autopass`` passes at once (once a turn, with a notice) when nothing in the hand beats the
+play on the table.
 """
 
 from __future__ import annotations
@@ -26,10 +31,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Hashable
+from dataclasses import replace
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.filters import to_filter
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
@@ -54,6 +63,7 @@ from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
+from protocol.legal import legal_plays
 from protocol.messages import (
     BidRequest,
     CreateRoom,
@@ -82,9 +92,24 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 
 MENU: Fragments = [
     ("bold", "Not in a room. "),
-    ("", "quick · practice [DEALS] [LEVEL] [SPEED] · create [DEALS] · join CODE · "),
-    ("", "list · watch CODE · help · quit"),
+    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] [public]"),
+    ("", "\n"),
+    ("", "quick · join CODE · watch CODE · list · help · quit"),
 ]
+
+
+def keep_panel_under_prompt(session: PromptSession[str]) -> None:
+    """Keep the input line from growing to fill the screen (issue 14, item 11).
+
+    prompt_toolkit learns from the terminal how many lines lie below the cursor and fills
+    them all, the input window taking the slack: on a fresh 40-line screen the prompt sat at
+    the top and the panel at the foot, 25 blank lines between, until the log filled the
+    screen. An input window that does not extend keeps the panel right under the prompt and
+    leaves the slack below it."""
+    for window in session.app.layout.find_all_windows():
+        content = window.content
+        if isinstance(content, BufferControl) and content.buffer is session.default_buffer:
+            window.dont_extend_height = to_filter(True)
 
 
 def say(fragments: Fragments) -> None:
@@ -106,6 +131,21 @@ class Interactive:
         self.prefill = ""
         self.done = False
         self.pending_setup = opts.mode == "create"
+        #: Whether the room this client created is public (None: it created none); the
+        #: server's view does not say, so the client remembers its own request.
+        self.created_public: bool | None = opts.public if opts.mode == "create" else None
+        #: An in-client ``create`` readies the creator once the room's snapshot comes, as
+        #: ``ddz create`` does.
+        self.ready_on_snapshot = False
+        #: The card counter is shown under the hand (the ``counter`` command).
+        self.counter = False
+        #: Pass at once when nothing in the hand beats the table (the ``autopass`` command);
+        #: ``autopassed`` names the turn last passed so, so that it is passed only once.
+        self.autopass = False
+        self.autopassed: Hashable = None
+        #: What the person was asked to confirm (``leave``, ``quit`` or ``eof`` for Ctrl-D)
+        #: by repeating it; any other line drops the question.
+        self.confirm: str | None = None
         #: The quick-match queue while we wait in it: the server's ``Queued`` and the local
         #: (monotonic) time it came; None when not queued.
         self.queued: Queued | None = None
@@ -116,6 +156,7 @@ class Interactive:
             key_bindings=self._bindings(),
             style=STYLE,
         )
+        keep_panel_under_prompt(self.session)
 
     # --- the screen -------------------------------------------------------------------
 
@@ -138,7 +179,8 @@ class Interactive:
             return FormattedText(MENU)
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        return FormattedText(printable_fragments(table_panel(state, time.monotonic(), verdict)))
+        panel = table_panel(state, time.monotonic(), verdict, counter=self.counter)
+        return FormattedText(printable_fragments(panel))
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -201,10 +243,13 @@ class Interactive:
     async def on_message(self, message: ServerMessage) -> None:
         before = self.state
         now = time.monotonic()
-        if isinstance(message, Snapshot):
-            self.state = TableState.from_snapshot(message, now)
-        elif self.state is not None:
+        if self.state is not None:
             self.state = self.state.apply(message, now)
+        elif isinstance(message, Snapshot):
+            self.state = TableState.from_snapshot(message, now)
+        created = isinstance(message, Snapshot) and (self.ready_on_snapshot or self.pending_setup)
+        if created and self.state is not None and self.created_public is not None:
+            self.state = replace(self.state, public=self.created_public)
         self.follow_queue(message, now)
         after = self.state
         if after is not None:
@@ -218,8 +263,78 @@ class Interactive:
         if isinstance(message, Snapshot) and self.pending_setup:
             self.pending_setup = False
             await self.set_up_room(message)
+        if isinstance(message, Snapshot) and self.ready_on_snapshot:
+            self.ready_on_snapshot = False
+            if message.room.table is None and message.room.your_seat is not None:
+                await self.send(ReadyRequest())
+        await self.auto_pass()
         if self.session.app.is_running:
             self.session.app.invalidate()
+
+    async def auto_pass(self) -> None:
+        """With ``autopass`` on: pass at once on my turn when nothing in my hand beats the
+        play on the table, once a turn, and say so (naming only the public play)."""
+        state = self.state
+        if not self.autopass or state is None:
+            return
+        ctx = self.context()
+        to_beat = ctx.to_beat
+        if ctx.action != "play" or not ctx.may_pass or to_beat is None:
+            return
+        if legal_plays(ctx.hand, to_beat):
+            return
+        key = cmd.hint_key(state)
+        if key == self.autopassed:
+            return
+        self.autopassed = key
+        table = state.table
+        version = table.turn.version if table is not None and table.turn is not None else None
+        say(
+            [
+                (DIM, f"auto-pass: nothing in your hand beats {cmd.describe_play(to_beat)}"),
+                (DIM, " (autopass turns it off)"),
+            ]
+        )
+        await self.send(PassRequest(version=version))
+
+    def mid_match(self) -> bool:
+        """Seated in a room whose match is under way: leaving now costs the seat."""
+        state = self.state
+        return (
+            self.in_room()
+            and state is not None
+            and state.my_seat is not None
+            and state.table is not None
+            and not state.match_over
+        )
+
+    def quit_note(self) -> str:
+        """What quitting does to my seat (short: it ends a line of at most 80 columns)."""
+        if self.store is None:
+            return "a bot takes your seat to the end"
+        return "your seat waits for your next start"
+
+    async def on_eof(self) -> bool:
+        """Ctrl-D: quit, after asking once mid-match. True when the client should end."""
+        if self.mid_match() and self.confirm != "eof":
+            self.confirm = "eof"
+            say([(WARN, f"Ctrl-D again (or quit) closes ddz; {self.quit_note()}")])
+            return False
+        self.confirm = None
+        await self.quit()
+        return True
+
+    def on_interrupt(self) -> None:
+        """Ctrl-C clears the line; say how to quit."""
+        self.confirm = None
+        say([(DIM, "Ctrl-C clears the line; to close ddz type quit (or press Ctrl-D)")])
+
+    async def quit(self) -> None:
+        """Close ddz; with no session kept there is no way back, so leave the room too."""
+        state = self.state
+        if self.store is None and self.in_room() and state is not None and not state.match_over:
+            await self.send(Leave())  # no way back to the seat: give it up
+        self.finish()
 
     def follow_queue(self, message: ServerMessage, now: float) -> None:
         """Note whether we wait in the quick-match queue: from ``Queued`` until the match's
@@ -293,24 +408,29 @@ class Interactive:
         table = state.table if state is not None else None
         turn = table.turn if table is not None else None
         version = turn.version if turn is not None else None
+        asked, self.confirm = self.confirm, None
         if command is None:
-            if (
-                state is not None
-                and table is not None
-                and table.phase == "between_deals"
-                and state.my_seat is not None
-                and not table.ready[state.my_seat]
-            ):
+            if self.ready_pending():
                 await self.send(ReadyRequest())
             return
         if isinstance(command, cmd.Invalid):
-            say([(WARN, command.message)])
+            say([(WARN, cmd.invalid_reason(text, command, ctx))])
         elif isinstance(command, cmd.Help):
             print_formatted_text(cmd.HELP_TEXT)
         elif isinstance(command, cmd.Quit):
-            if self.store is None and self.in_room() and state is not None and not state.match_over:
-                await self.send(Leave())  # no way back to the seat: give it up
-            self.finish()
+            if self.store is None and self.mid_match() and asked != "quit":
+                self.confirm = "quit"
+                say([(WARN, f"quit again to close ddz; {self.quit_note()}")])
+                return
+            await self.quit()
+        elif isinstance(command, cmd.ToggleCounter):
+            self.counter = not self.counter
+            say([(DIM, f"card counter {'on' if self.counter else 'off'}")])
+        elif isinstance(command, cmd.ToggleAutopass):
+            self.autopass = not self.autopass
+            what = "on: you pass at once when nothing beats the table" if self.autopass else "off"
+            say([(DIM, f"auto-pass {what}")])
+            await self.auto_pass()
         elif isinstance(command, cmd.ShowHint):
             hint = self.next_hint()
             if hint is None:
@@ -358,8 +478,23 @@ class Interactive:
             await self.send(ResumeRequest())
             say([(DIM, "you will play your seat again from your next turn")])
         elif isinstance(command, cmd.LeaveRoom):
+            if self.mid_match() and asked != "leave":
+                self.confirm = "leave"
+                keeps = " (quit keeps it)" if self.store is not None else ""
+                say([(WARN, f"leave again to give your seat to a bot to the end{keeps}")])
+                return
             self.forget_session()
             await self.send(Leave())
+
+    def ready_pending(self) -> bool:
+        """Seated, before the match or between deals, and not ready yet: Enter readies."""
+        state = self.state
+        if state is None or not self.in_room() or state.my_seat is None:
+            return False
+        table = state.table
+        if table is None:
+            return not state.room.seats[state.my_seat].ready
+        return table.phase == "between_deals" and not table.ready[state.my_seat]
 
     async def open_room(
         self, command: cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom
@@ -377,6 +512,7 @@ class Interactive:
             )
         elif isinstance(command, cmd.Create):
             request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
+            self.ready_on_snapshot, self.created_public = True, command.public
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)
         else:
@@ -432,9 +568,12 @@ class Interactive:
                     try:
                         text = await self.session.prompt_async(self.prompt, default=self.prefill)
                     except KeyboardInterrupt:
-                        continue  # Ctrl-C clears the line; Ctrl-D or quit ends
+                        self.on_interrupt()  # Ctrl-C clears the line; Ctrl-D or quit ends
+                        continue
                     except EOFError:
-                        break
+                        if self.done or await self.on_eof():
+                            break
+                        continue
                     self.prefill = ""
                     await self.handle(text)
             finally:

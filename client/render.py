@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from client.commands import Verdict, describe_play, kind_label
+from client.commands import Verdict, describe_play, kind_label, main_ranks, play_text
 from client.safe_text import CODE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, printable, printable_fragments
 from client.table import TableState
-from protocol.cards import Card, card_rank
+from protocol.cards import RANKS, Card, card_rank
 from protocol.events import (
     AwaitingReady,
     BidMade,
@@ -97,8 +97,43 @@ def _signed(n: int) -> str:
     return f"{n:+d}"
 
 
+def play_card_fragments(card_ids: Iterable[int]) -> Fragments:
+    """The cards of a play with suits, its main part first (``♠A ♥A ♣A ♠6 ♥6``)."""
+    ids = sorted(card_ids)
+    play = classify(card_rank(c) for c in ids)
+    if play is None:
+        return card_fragments(ids)
+    main = main_ranks(play)
+    out: Fragments = []
+    for i, card_id in enumerate(sorted(ids, key=lambda c: card_rank(c) not in main)):
+        if i:
+            out.append(("", " "))
+        out.extend(card_fragments([card_id]))
+    return out
+
+
 def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
-    return [*card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
+    return [*play_card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
+
+
+def mode_label(state: TableState) -> str:
+    """The room's mode as people say it; a room is public or private only when this client
+    knows which (it created it): the server's view does not say."""
+    mode = state.room.mode
+    if mode != "private":
+        return mode
+    return {True: "public", False: "private", None: ""}[state.public]
+
+
+def bots_label(state: TableState) -> str:
+    """``strong bots, speed normal``: the bots' level(s) and their speed, or nothing."""
+    levels = sorted(
+        {s.level or "normal" for s in state.room.seats if s.kind == "bot"},
+        key=("easy", "normal", "strong").index,
+    )
+    if not levels:
+        return ""
+    return f"{' and '.join(levels)} bots, speed {state.room.bot_speed}"
 
 
 # --- the lobby: the quick-match queue and the list of live rooms ------------------------
@@ -219,8 +254,9 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
         return _ready_changes(before, after, message)
     if isinstance(message, MatchEnded):
         winners = ", ".join(name(s) for s in message.winners)
+        verb = "wins" if len(message.winners) == 1 else "win"
         totals = "  ".join(f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals))
-        return [[(GOOD + " bold", f"match over: {winners} win"), ("", f"   totals: {totals}")]]
+        return [[(GOOD + " bold", f"match over: {winners} {verb}"), ("", f"   totals: {totals}")]]
     if isinstance(message, SeatControl):
         if message.reason == "resume_pending":
             return [[(DIM, f"{name(message.seat)} plays again from their next turn")]]
@@ -242,7 +278,9 @@ def _played_line(state: TableState, event: CardsPlayed, who: str) -> Fragments:
     left = event.card_counts[event.seat]
     if event.kind in ("bomb", "rocket"):
         line.append((WARN, f"  multiplier ×{event.multiplier}"))
-    if left <= 2:
+    if left == 0:
+        line.append((GOOD + " bold", "  out!"))
+    elif left <= 2:
         line.append((WARN, f"  {left} card{'s' if left != 1 else ''} left!"))
     return line
 
@@ -262,9 +300,9 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
             [(ACCENT, f"quick match {code(room.code)}"), ("", f" ({room.deals} deals{timed})")]
         )
     else:
-        lines.append(
-            [(ACCENT, f"room {code(room.code)}"), ("", f" ({room.mode}, {room.deals} deals)")]
-        )
+        label = mode_label(state)
+        label = f"{label}, " if label else ""
+        lines.append([(ACCENT, f"room {code(room.code)}"), ("", f" ({label}{room.deals} deals)")])
         if room.table is None:
             lines.append(
                 [("", "share the code "), (BOLD, code(room.code)), ("", " so others can join")]
@@ -350,7 +388,7 @@ def _seat_status(state: TableState, seat: int, view: SeatView) -> Fragments:
     if view.kind == "bot":
         name += f" [{view.level or 'bot'} bot]" if view.level and "bot" not in name else ""
     out: Fragments = [(GOOD + " bold" if marker.strip() else "", marker), (BOLD, f"S{seat + 1} ")]
-    out.append(("" if view.kind != "empty" else DIM, f"{name:<22}"))
+    out.append(("" if view.kind != "empty" else DIM, f"{name:<20}"))
     if view.kind == "person" and not view.connected:
         out.append((WARN, " offline"))
     if table is None:
@@ -366,13 +404,23 @@ def _seat_status(state: TableState, seat: int, view: SeatView) -> Fragments:
     bids = [b for s, b in table.bids if s == seat]
     if table.phase == "bidding" and bids:
         out.append(("", f"  bid {'pass' if bids[0] == 0 else bids[0]}"))
-    if seat in state.trick_passes:
-        out.append((DIM, "  passed"))
     out.append(("", f"  total {_signed(table.totals[seat])}"))
     if table.bot_control[seat]:
         out.append((WARN, "  [bot playing]"))
     if table.phase == "between_deals":
         out.append((GOOD, "  ready") if table.ready[seat] else (DIM, "  not ready"))
+    trick = state.trick
+    if seat in trick:
+        act = trick[seat]
+        if act is None:
+            out.append((DIM, "  pass"))
+        else:
+            play = classify(card_rank(c) for c in act)
+            text = play_text(play) if play is not None else ""
+            room = LINE_WIDTH - sum(len(t) for _, t in out) - 2
+            if len(text) > room:
+                text = text[: max(0, room - 1)] + "…"
+            out.append((BOLD, f"  {text}"))
     return out
 
 
@@ -386,10 +434,21 @@ def turn_line(state: TableState, now: float) -> Fragments:
     if state.closed is not None and not state.match_over:
         return [(WARN, f"room closed ({state.closed})")]
     if table is None:
+        mine = state.my_seat
+        me_ready = mine is None or room.seats[mine].ready
+        ready_hint: Fragments = (
+            [] if me_ready else [(GOOD + " bold", " · type ready (or press Enter) when you are")]
+        )
         empty = sum(1 for s in room.seats if s.kind == "empty")
         if empty:
-            return [(DIM, f"waiting for {empty} more player(s); code {code(room.code)}")]
-        return [(DIM, "waiting for everyone to be ready")]
+            return [
+                (DIM, f"waiting for {empty} more player(s); code {code(room.code)}"),
+                *ready_hint,
+            ]
+        if not me_ready:
+            return [(GOOD + " bold", "every seat is taken: type ready (or press Enter) to start")]
+        waiting = [seat_name(state, s) for s, v in enumerate(room.seats) if not v.ready]
+        return [(DIM, f"waiting for {', '.join(waiting) or 'everyone'} to be ready")]
     if table.phase == "over":
         return [
             (GOOD + " bold", "match over"),
@@ -417,12 +476,31 @@ def turn_line(state: TableState, now: float) -> Fragments:
     return [("", f"{seat_name(state, turn.seat)} to {verb}"), (warn, left)]
 
 
-def table_panel(state: TableState, now: float, verdict: Verdict | None = None) -> Fragments:
-    """The status panel under the prompt: the room, each seat, the kitty, the trick, my hand,
-    whose turn it is with the time left, and what the typed text would do."""
+def counter_lines(state: TableState) -> Fragments:
+    """The card counter: each rank, and under it how many of it I have not seen yet."""
+    out: Fragments = [(DIM, "unseen ")]
+    out.extend(("", f"{r.text:>3}") for r in RANKS)
+    out.extend([("", "\n"), ("", "       ")])
+    for n in state.unseen_counts():
+        out.append((DIM if n == 0 else BOLD, f"{n:>3}"))
+    out.append(("", "\n"))
+    return out
+
+
+#: The panel's lines fit this many columns (an 80-column terminal).
+LINE_WIDTH = 80
+
+
+def table_panel(
+    state: TableState, now: float, verdict: Verdict | None = None, counter: bool = False
+) -> Fragments:
+    """The status panel under the prompt: the room, each seat with its last act in the
+    trick, the kitty, the play to beat, my hand, the card counter (when ``counter``), whose
+    turn it is with the time left, and what the typed text would do."""
     room = state.room
     table = state.table
-    head = f"room {code(room.code)} · {room.mode}"
+    label = mode_label(state)
+    head = f"room {code(room.code)}" + (f" · {label}" if label else "")
     if table is not None:
         head += f" · deal {table.deal_no}/{table.deals_total}"
         if table.base:
@@ -430,8 +508,9 @@ def table_panel(state: TableState, now: float, verdict: Verdict | None = None) -
         head += f" · ×{table.multiplier}"
     else:
         head += f" · {room.deals} deals"
-    if any(s.kind == "bot" for s in room.seats):
-        head += f" · bots {room.bot_speed}"
+    bots = bots_label(state)
+    if bots:
+        head += f" · {bots}"
     if room.watchers:
         head += f" · {room.watchers} watching"
     out: Fragments = [(ACCENT, head), ("", "\n")]
@@ -456,6 +535,8 @@ def table_panel(state: TableState, now: float, verdict: Verdict | None = None) -
         out.append(("", "\n"))
         if table.hand is not None:
             out.extend([(DIM, "hand   "), *card_fragments(table.hand), ("", "\n")])
+        if counter:
+            out.extend(counter_lines(state))
     out.extend(turn_line(state, now))
     if verdict is not None and verdict.message:
         style = {"ok": GOOD, "bad": WARN, "info": DIM}[verdict.level]

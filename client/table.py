@@ -92,6 +92,9 @@ class TableState:
     closed: str | None = None
     left: bool = False
     last_error: Error | None = None
+    #: Whether the room is listed for watchers, when this client knows it (it created the
+    #: room); the server's view does not say.
+    public: bool | None = None
 
     # --- building ---------------------------------------------------------------------
 
@@ -163,6 +166,45 @@ class TableState:
         return classify(card_rank(c) for c in table.last_play.cards)
 
     @property
+    def trick(self) -> dict[int, tuple[int, ...] | None]:
+        """Each seat's last act in the current trick: the cards it played, or None for a
+        pass; a seat that has not acted in it is absent. Empty before the first play of a
+        trick. Read from the deal's plays and passes, so a snapshot gives it too."""
+        table = self.table
+        if table is None or table.phase != "playing":
+            return {}
+        passes: dict[int, list[int]] = {}
+        for seat, n in table.passes:
+            passes.setdefault(n, []).append(seat)
+        acts: dict[int, tuple[int, ...] | None] = {}
+        in_row = 0
+        for n, play in enumerate(table.plays, start=1):
+            acts[play.seat] = tuple(play.cards)
+            in_row = 0
+            for seat in passes.get(n, ()):
+                acts[seat] = None
+                in_row += 1
+                if in_row == 2:  # two passes in a row: the trick is over
+                    acts, in_row = {}, 0
+        return acts
+
+    def unseen_counts(self) -> list[int]:
+        """The card counter: for each rank (``Rank.index`` order, 3 .. 2, SJ, BJ) how many
+        cards this viewer has not seen: a deck's less my own hand and every card played in
+        this deal. (The kitty, once shown, is not subtracted: its cards are in the
+        landlord's hand until played, and only the landlord holds them.)"""
+        counts = [4] * 13 + [1, 1]
+        table = self.table
+        if table is None:
+            return counts
+        for card in table.hand or ():
+            counts[card_rank(card) - 3] -= 1
+        for play in table.plays:
+            for card in play.cards:
+                counts[card_rank(card) - 3] -= 1
+        return counts
+
+    @property
     def highest_bid(self) -> int:
         table = self.table
         return 0 if table is None else max([0] + [b for _, b in table.bids])
@@ -192,7 +234,9 @@ class TableState:
     def apply(self, message: ServerMessage, now: float | None = None) -> TableState:
         """The state after ``message``; ``now`` is the local monotonic time it arrived."""
         if isinstance(message, Snapshot):
-            return TableState.from_room(message.room, now)
+            fresh = TableState.from_room(message.room, now)
+            same_room = message.room.code == self.room.code
+            return replace(fresh, public=self.public) if same_room else fresh
         if isinstance(message, Welcome | Pong):
             return self
         if isinstance(message, Error):

@@ -117,3 +117,41 @@ def test_reconnect_for(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("-1", "soon", "inf"):
         with pytest.raises(SystemExit):
             parse_args(["--reconnect-for", bad, "practice"])
+
+
+# --- issue 14, item 8: one grammar for the command line and the prompt -----------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "deals", "level", "speed"),
+    [
+        (["practice", "1", "strong"], 1, "strong", "normal"),
+        (["practice", "9", "easy", "instant"], 9, "easy", "instant"),
+        (["practice", "fast"], 3, "normal", "fast"),
+        (["practice", "1", "--level", "strong"], 1, "strong", "normal"),
+        (["practice", "--deals", "6", "--speed", "slow"], 6, "normal", "slow"),
+    ],
+)
+def test_practice_takes_the_prompts_words(
+    argv: list[str], deals: int, level: str, speed: str
+) -> None:
+    # `ddz practice 1 strong` failed ("unrecognized arguments") while the prompt took it.
+    opts = parse_args(argv)
+    assert (opts.deals, opts.level, opts.speed) == (deals, level, speed)
+
+
+def test_create_takes_the_prompts_words() -> None:
+    opts = parse_args(["create", "6", "public"])
+    assert setup_request(opts) == CreateRoom(deals=6, public=True)
+    opts = parse_args(["create", "9", "--bots", "easy"])
+    assert (opts.deals, opts.bots, opts.public) == (9, "easy", False)
+
+
+@pytest.mark.parametrize(
+    "argv", [["practice", "2"], ["practice", "hard"], ["create", "1"], ["create", "secret"]]
+)
+def test_bad_words_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parse_args(argv)
+    assert exc.value.code == 2
+    assert "deal" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from client import commands as c
 from client.table import TableState
 from protocol.cards import Rank, parse_cards
 from protocol.events import SeatControl
-from protocol.messages import BotLevel, BotSpeed
+from protocol.messages import BotLevel, BotSpeed, Left, RoomClosed
 from protocol.plays import Kind, Play
 from tests.client.helpers import bidding_done, room
 
@@ -110,7 +110,7 @@ HAND = ranks("3334 5556 789 10 J Q K 2 SJ BJ")
 
 
 def test_check_play_says_what_is_wrong_in_the_servers_order() -> None:
-    assert c.check_play(ranks("44"), HAND, None) == c.Verdict("bad", "you do not hold 4")
+    assert c.check_play(ranks("44"), HAND, None) == c.Verdict("bad", "you hold only one 4")
     verdict = c.check_play(ranks("34"), HAND, None)
     assert verdict.level == "bad" and "not a play" in verdict.message
     verdict = c.check_play(ranks("5556"), HAND, play("KKK3"))
@@ -162,15 +162,16 @@ def test_assess_bids() -> None:
 # --- hints ----------------------------------------------------------------------------
 
 
-def test_hints_beat_the_table_smallest_first_then_pass() -> None:
+def test_hints_keep_bombs_and_the_rocket_whole_then_pass() -> None:
+    # Issue 14: the 8 of 8888 and a joker of the rocket come last, after the bomb and rocket.
     options = c.hint_options(ctx(hand=ranks("3 5 9 A 8888 SJ BJ"), to_beat=play("4")))
     texts = [c.hint_text(o) for o in options]
-    assert texts == ["5", "8", "9", "A", "SJ", "BJ", "8888", "SJ BJ", "pass"]
+    assert texts == ["5", "9", "A", "8888", "SJ BJ", "8", "SJ", "BJ", "pass"]
 
 
 def test_a_leader_gets_no_pass_hint() -> None:
     options = c.hint_options(ctx(hand=ranks("33"), may_pass=False))
-    assert [c.hint_text(o) for o in options] == ["3", "33"]
+    assert [c.hint_text(o) for o in options] == ["33", "3"]  # the pair kept whole first
 
 
 def test_nothing_to_beat_with_leaves_only_pass() -> None:
@@ -212,3 +213,87 @@ def test_no_action_is_mine_while_a_bot_holds_my_seat() -> None:
     state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts"))
     assert c.turn_context(state).action is None
     assert c.hint_options(c.turn_context(state)) == []
+
+
+# --- issue 14: the rough edges a new player hits ------------------------------------------
+
+
+def test_a_refusal_for_cards_not_held_says_how_many_are_held() -> None:
+    # Was "you do not hold 4" while holding one 4 (and the same for AAAA, 88).
+    hand = ranks("4 8 A 5 6")
+    assert c.check_play(ranks("44"), hand, None).message == "you hold only one 4"
+    assert c.check_play(ranks("AAAA"), hand, None).message == "you hold only one A"
+    assert c.check_play(ranks("88"), hand, None).message == "you hold only one 8"
+    assert c.check_play(ranks("KK"), hand, None).message == "you hold no K"
+    two = ranks("44 8")
+    assert c.check_play(ranks("444 KK"), two, None).message == "you hold only two 4s and no K"
+
+
+def test_cards_typed_on_a_bid_turn_say_bids_are_1_to_3() -> None:
+    # Was "single 5 leads (not your turn)", then "it is not your turn".
+    verdict = c.assess("5", ctx(action="bid"))
+    assert verdict.level == "bad"
+    assert verdict.message == "you are bidding: type 1, 2 or 3, or pass"
+
+
+def test_a_word_outside_a_room_says_what_can_be_typed_there() -> None:
+    # Was "'F' at position 1 is not a card rank".
+    verdict = c.assess("foo", c.TurnContext())
+    assert verdict.level == "bad"
+    assert "card rank" not in verdict.message
+    assert verdict.message.startswith("'foo' is not a command here")
+    for word in ("quick", "practice", "create", "join CODE", "watch CODE", "list", "help", "quit"):
+        assert word in verdict.message
+    # In a room, before the match: the room's commands.
+    waiting = c.assess("foo", c.TurnContext(in_room=True))
+    assert "ready" in waiting.message and "leave" in waiting.message
+    # In a deal, cards are what one types: the card reading's own reason stays.
+    assert "card rank" in c.assess("foo", ctx(in_room=True, playing=True)).message
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("h", "hint"),
+        ("hint", "hint"),
+        ("leave", "leave"),
+        ("list", "list"),
+        ("bot", "bot"),
+        ("ready", "ready"),
+        ("counter", "card counter"),
+        ("autopass", "auto-pass"),
+        ("speed fast", "speed"),
+        ("quit", "quit"),
+    ],
+)
+def test_the_live_line_names_commands_in_words(text: str, words: str) -> None:
+    # Was "showhint", "leaveroom", "listlive", "addbot": the classes' names.
+    message = c.assess(text, ctx(action=None)).message
+    assert words in message
+    internal = {"showhint", "leaveroom", "listlive", "addbot", "togglecounter", "toggleautopass"}
+    assert message not in internal and " " in message
+
+
+def test_h_is_in_the_help() -> None:
+    assert "hint | h" in c.HELP_TEXT
+    assert "counter" in c.HELP_TEXT and "autopass" in c.HELP_TEXT
+
+
+def test_after_leaving_or_a_closed_room_nothing_is_my_turn() -> None:
+    # After `leave` the prompt still read `bid>`.
+    state = bidding_done(TableState.from_room(room()))
+    assert c.turn_context(state).action == "play" and c.turn_context(state).in_room
+    left = state.apply(Left())
+    assert c.turn_context(left).action is None and not c.turn_context(left).in_room
+    assert c.turn_context(state.apply(RoomClosed(reason="everyone_left"))).action is None
+
+
+def test_main_part_first_in_descriptions_and_hints() -> None:
+    # Was "triple + pair 66 AAA" (the kicker first).
+    assert c.describe_play(play("66 AAA")) == "triple + pair AAA 66"
+    assert c.describe_play(play("3 KKK")) == "triple + single KKK 3"
+    assert c.describe_play(play("3 4 QQQ KKK")) == "airplane + singles QQQ KKK 3 4"
+    assert c.describe_play(play("33 44 5555")) == "four + two pairs 5555 33 44"
+    assert c.describe_play(play("33 44 55")) == "pair chain 33 44 55"
+    assert c.hint_text(play("66 AAA")) == "AAA 66"
+    assert c.parse_command("AAA 66") == c.PlayCards(ranks("66 AAA"))

@@ -7,21 +7,32 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from prompt_toolkit.input import PipeInput
+from prompt_toolkit.layout.controls import BufferControl
 
+from client import interactive
 from client.interactive import Interactive
 from client.options import Options
+from client.render import plain
 from client.table import TableState
+from protocol.events import CardsPlayed, Passed
 from protocol.messages import (
     BidRequest,
+    CreateRoom,
+    Leave,
+    Left,
+    PassRequest,
     PlayRequest,
     ReadyRequest,
     Request,
     SeatBot,
+    SeatView,
+    Snapshot,
     StartPractice,
     Watch,
 )
-from tests.client.helpers import bidding_done, end_of_deal, room, run, started, turn
+from tests.client.helpers import bidding_done, card, end_of_deal, room, run, started, turn
 
 
 class FakeLink:
@@ -84,7 +95,8 @@ async def test_hint_prefills_the_next_prompt_and_cycles(pipe: PipeInput) -> None
     await client.handle("hint")
     first = client.prefill
     await client.handle("hint")
-    assert (first, client.prefill) == ("3", "33")  # smallest main rank first
+    # 3333 4444 5555 6666 AA SJ BJ: bombs and the rocket kept whole, the pair before one A
+    assert (first, client.prefill) == ("AA", "A")
     assert link.sent == []
 
 
@@ -141,3 +153,168 @@ async def test_a_whole_practice_match_with_tab_and_enter(pipe: PipeInput, server
     assert client.link is not None and client.link.welcome.resumed
     pipe.send_text("quit\r")
     assert await asyncio.wait_for(task, 10) == 0
+
+
+# --- issue 14: the rough edges a new player hits ---------------------------------------------
+
+
+class Said:
+    """What the client printed above the prompt, as plain lines."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.lines: list[str] = []
+        monkeypatch.setattr(interactive, "say", lambda f: self.lines.append(plain(f)))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def waiting_room(my_seat: int = 0, ready: bool = False) -> Snapshot:
+    seats = [
+        SeatView(kind="person", name="host", connected=True, ready=my_seat != 0 or ready),
+        SeatView(kind="person", name="me", connected=True, ready=my_seat != 1 or ready),
+        SeatView(kind="bot", name="normal bot 2", level="normal", connected=True, ready=True),
+    ]
+    view = room(your_seat=my_seat, mode="private")
+    return Snapshot(room=view.model_copy(update={"seats": seats}))
+
+
+async def test_create_in_the_client_readies_the_creator_as_ddz_create_does(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = Said(monkeypatch)
+    client, link = client_with(None)
+    await client.handle("create 3 public")
+    assert link.sent == [CreateRoom(deals=3, public=True)]
+    await client.on_message(waiting_room())
+    assert link.sent[-1] == ReadyRequest()
+    # and the room is announced as public (it said "(private, 3 deals)")
+    assert "public" in said.text and "private" not in said.text
+
+
+async def test_enter_readies_in_the_lobby_too(pipe: PipeInput) -> None:
+    client, link = client_with(TableState.from_snapshot(waiting_room(my_seat=1)))
+    await client.handle("")
+    assert link.sent == [ReadyRequest()]
+    client, link = client_with(TableState.from_snapshot(waiting_room(my_seat=1, ready=True)))
+    await client.handle("")
+    assert link.sent == []
+
+
+async def test_leave_mid_match_asks_first(pipe: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
+    said = Said(monkeypatch)
+    client, link = client_with(bidding_done(TableState.from_room(room())))
+    await client.handle("leave")
+    assert link.sent == []
+    assert "leave again" in said.text and "bot" in said.text
+    await client.handle("hint")  # anything else: the question is dropped
+    await client.handle("leave")
+    assert link.sent == []
+    await client.handle("leave")
+    assert link.sent == [Leave()]
+
+
+async def test_leave_outside_a_deal_does_not_ask(pipe: PipeInput) -> None:
+    client, link = client_with(TableState.from_snapshot(waiting_room()))
+    await client.handle("leave")
+    assert link.sent == [Leave()]
+
+
+async def test_ctrl_d_mid_match_asks_first(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = Said(monkeypatch)
+    client, _link = client_with(bidding_done(TableState.from_room(room())))
+    assert await client.on_eof() is False
+    assert "Ctrl-D again" in said.text
+    assert await client.on_eof() is True
+    client, _ = client_with(None)
+    assert await client.on_eof() is True
+
+
+async def test_the_prompt_reflects_leaving(pipe: PipeInput) -> None:
+    state = run(TableState.from_room(room()), started(), turn(0, 0))
+    client, _ = client_with(state)
+    assert client.prompt() == "bid> "
+    client.state = state.apply(Left())
+    assert client.prompt() == "ddz> "
+
+
+async def test_ctrl_c_says_how_to_quit(pipe: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
+    said = Said(monkeypatch)
+    client, _ = client_with(None)
+    client.on_interrupt()
+    assert "quit" in said.text and "Ctrl-D" in said.text
+
+
+async def test_autopass_passes_at_once_when_nothing_beats_the_table(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = Said(monkeypatch)
+    rocket = CardsPlayed(
+        seat=2, cards=[52, 53], kind="rocket", rank=16, card_counts=[17, 20, 15], multiplier=2
+    )
+    state = run(bidding_done(TableState.from_room(room()), landlord=1), turn(2, 2, "play"))
+    client, link = client_with(state)
+    await client.on_message(rocket)
+    await client.on_message(turn(0, 3, "play"))
+    assert link.sent == []  # off by default
+    await client.handle("autopass")
+    assert "auto-pass on" in said.text
+    client.state = state
+    await client.on_message(rocket)
+    await client.on_message(turn(0, 3, "play"))
+    assert link.sent == [PassRequest(version=3)]  # turned on during the turn: passed then
+    (notice,) = [line for line in said.lines if line.startswith("auto-pass: ")]
+    assert "nothing in your hand beats ROCKET SJ BJ" in notice
+    assert "♠" not in notice and "3333" not in notice  # no card of my hand in the notice
+    # the next turn with nothing to beat the table is passed when it starts
+    await client.on_message(turn(1, 4, "play"))
+    await client.on_message(Passed(seat=1, trick_over=False, leader=None))
+    await client.on_message(turn(0, 5, "play"))
+    assert link.sent[-1] == PassRequest(version=5)
+
+
+async def test_autopass_never_passes_a_play_i_can_beat_or_a_lead(pipe: PipeInput) -> None:
+    client, link = client_with(bidding_done(TableState.from_room(room())))
+    client.autopass = True
+    await client.on_message(turn(0, 1, "play", may_pass=False))
+    single = CardsPlayed(
+        seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+    )
+    await client.on_message(single)
+    await client.on_message(turn(1, 2, "play"))
+    assert link.sent == []
+
+
+async def test_counter_toggles(pipe: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
+    said = Said(monkeypatch)
+    client, link = client_with(bidding_done(TableState.from_room(room())))
+    assert not client.counter
+    await client.handle("counter")
+    assert client.counter and "card counter on" in said.text
+    assert "unseen" in plain(client.toolbar())
+    await client.handle("counter")
+    assert not client.counter
+    assert link.sent == []
+
+
+def test_the_panel_sits_under_the_prompt_not_at_the_screens_foot(pipe: PipeInput) -> None:
+    # Item 11: in a 40-line terminal the prompt sat at the top, 25 blank lines above the
+    # panel, until the log filled the screen: prompt_toolkit fills every line below the
+    # cursor, and the input window took the slack. It must not grow.
+    client = Interactive(Options(server="ws://unused", name="me"))
+    buffer = client.session.default_buffer
+    windows = [
+        w
+        for w in client.session.app.layout.find_all_windows()
+        if isinstance(w.content, BufferControl) and w.content.buffer is buffer
+    ]
+    assert windows and all(w.dont_extend_height() for w in windows)
+
+
+def test_the_menu_fits_80_columns() -> None:
+    text = plain(interactive.MENU)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert "public" in text

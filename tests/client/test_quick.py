@@ -331,6 +331,9 @@ async def test_interactive_quick_unqueue_and_list_with_ddz_list_alongside(
         assert status == 0 and any(x.startswith(code) and "quick" in x for x in out.splitlines())
         pipe.send_text("list\r")
         await wait_until(lambda: any(x.startswith(code) for x in lines()), 5, "the list")
+        # Mid-match, with no saved session, quit gives up the seat: it asks once (issue 14).
+        pipe.send_text("quit\r")
+        await wait_until(lambda: any("quit again" in x for x in lines()), 5, "the question")
         pipe.send_text("quit\r")
         assert await asyncio.wait_for(task, 10) == 0
     finally:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from prompt_toolkit.utils import get_cwidth
+
 from client.commands import Verdict
 from client.render import (
     WARN,
@@ -23,7 +27,7 @@ from protocol.events import (
     SeatControl,
     TurnStarted,
 )
-from protocol.messages import SeatsChanged
+from protocol.messages import SeatsChanged, SeatView, Snapshot
 from tests.client.helpers import bidding_done, card, room, run, seats, started, turn
 
 
@@ -129,3 +133,130 @@ def test_before_the_match_the_panel_shows_who_is_ready() -> None:
     text = plain(table_panel(state, 0.0))
     assert "not ready" in text and "(empty)" in text and "1 watching" in text
     assert "waiting for 1 more player" in text
+
+
+# --- issue 14: the rough edges a new player hits, and what every popular table has ----------
+
+
+def _strong_practice() -> TableState:
+    view = room()
+    bots = [
+        s.model_copy(update={"level": "strong", "name": f"strong bot {i}"})
+        for i, s in enumerate(view.seats)
+    ]
+    bots[0] = view.seats[0]
+    return TableState.from_room(view.model_copy(update={"seats": bots}))
+
+
+def test_the_header_names_the_bots_level_and_their_speed_apart() -> None:
+    # Was "bots normal": the speed, read as the level (`ddz practice --level strong`).
+    head = plain(table_panel(_strong_practice(), 0.0)).splitlines()[0]
+    assert "strong bots, speed normal" in head
+    assert "bots normal" not in head
+
+
+def test_a_public_room_is_announced_as_public() -> None:
+    # `create 3 public` printed "(private, 3 deals)".
+    before = TableState.from_room(room(mode="private"))
+    after = replace(before, public=True)
+    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
+    assert "public" in text and "private" not in text
+    after = replace(before, public=False)
+    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
+    assert "private" in text
+    assert "public" in plain(table_panel(replace(before, public=True), 0.0)).splitlines()[0]
+
+
+def test_a_joiner_is_told_to_type_ready() -> None:
+    # Joiners saw "waiting for everyone to be ready" and nothing about `ready`.
+    view = room(your_seat=1, mode="private")
+    full = [
+        SeatView(kind="person", name="host", connected=True, ready=True),
+        SeatView(kind="person", name="me", connected=True),
+        SeatView(kind="bot", name="normal bot 2", level="normal", connected=True, ready=True),
+    ]
+    state = TableState.from_room(view.model_copy(update={"seats": full}))
+    line = plain(turn_line(state, 0.0))
+    assert "type ready" in line and "Enter" in line
+    full[1] = full[1].model_copy(update={"ready": True})
+    full[0] = full[0].model_copy(update={"ready": False})
+    state = TableState.from_room(view.model_copy(update={"seats": full}))
+    assert plain(turn_line(state, 0.0)) == "waiting for host to be ready"
+
+
+def test_a_seat_that_plays_its_last_cards_is_out_not_0_cards_left() -> None:
+    state = bidding_done(TableState.from_room(room()), landlord=1)
+    played = CardsPlayed(
+        seat=1, cards=[card(9)], kind="single", rank=9, card_counts=[17, 0, 17], multiplier=1
+    )
+    (line,) = lines(state, played)
+    assert "0 cards left" not in line and "out!" in line
+
+
+def test_one_winner_wins_two_win() -> None:
+    # Was "normal bot 2 win".
+    state = bidding_done(TableState.from_room(room()))
+    (line,) = lines(state, MatchEnded(totals=[-6, 12, -6], winners=[1], deal_scores=[]))
+    assert "bot 1 wins" in line
+    (line,) = lines(state, MatchEnded(totals=[-6, 3, 3], winners=[1, 2], deal_scores=[]))
+    assert "bot 1, bot 2 win " in line
+
+
+def test_the_main_part_comes_first_on_the_table() -> None:
+    # Was "66 AAA" for a triple + pair.
+    state = bidding_done(TableState.from_room(room()), landlord=1)
+    cards = [card(6, 0), card(6, 1), card(14, 0), card(14, 1), card(14, 2)]
+    played = CardsPlayed(
+        seat=1, cards=cards, kind="triple_pair", rank=14, card_counts=[17, 15, 17], multiplier=1
+    )
+    (line,) = lines(state, played)
+    assert line.startswith("bot 1: ♠A ♥A ♣A ♠6 ♥6  triple + pair")
+    assert "bot 1: ♠A ♥A ♣A ♠6 ♥6" in plain(table_panel(state.apply(played), 0.0))
+
+
+def _mid_trick() -> TableState:
+    """I am the landlord (20 cards) and led 3; bot 1 answered 9; bot 2 passed."""
+    state = bidding_done(TableState.from_room(room()))
+    return run(
+        state,
+        CardsPlayed(
+            seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+        ),
+        turn(1, 2, "play"),
+        CardsPlayed(
+            seat=1, cards=[card(9)], kind="single", rank=9, card_counts=[19, 16, 17], multiplier=1
+        ),
+        turn(2, 3, "play"),
+        Passed(seat=2, trick_over=False, leader=None),
+        turn(0, 4, "play"),
+    )
+
+
+def test_each_seat_shows_its_last_play_or_pass_in_the_trick() -> None:
+    seats_text = plain(table_panel(_mid_trick(), 0.0)).splitlines()[1:4]
+    assert seats_text[0].rstrip().endswith("3")
+    assert seats_text[1].rstrip().endswith("9")
+    assert seats_text[2].rstrip().endswith("pass")
+
+
+def test_the_card_counter_is_off_by_default_and_counts_what_i_have_not_seen() -> None:
+    state = _mid_trick()
+    assert "unseen" not in plain(table_panel(state, 0.0))
+    text = plain(table_panel(state, 0.0, counter=True))
+    rows = text.splitlines()
+    at = next(i for i, row in enumerate(rows) if row.startswith("unseen"))
+    head, counts = rows[at], rows[at + 1]
+    assert " ".join(head.split()[1:]) == "3 4 5 6 7 8 9 10 J Q K A 2 SJ BJ"
+    # my hand: 3333 4444 5555 6666 AA SJ BJ less the 3 I played; 9 played by bot 1
+    assert " ".join(counts.split()) == "0 0 0 0 4 4 3 4 4 4 4 2 4 0 0"
+
+
+def test_80_by_24_shows_the_whole_table_and_a_20_card_hand() -> None:
+    state = bidding_done(TableState.from_room(room()))
+    assert state.table is not None and len(state.table.hand or []) == 20
+    state = _mid_trick()
+    panel = plain(table_panel(state, 0.0, Verdict("ok", "single 5 beats single 9"), counter=True))
+    rows = panel.splitlines()
+    assert all(get_cwidth(row) <= 80 for row in rows), max(rows, key=get_cwidth)
+    # the prompt's own line and the panel leave more than half the screen to the log
+    assert 1 + len(rows) <= 14

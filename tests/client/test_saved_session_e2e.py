@@ -127,6 +127,8 @@ async def test_quit_keeps_the_seat_and_leave_gives_it_up(
     assert again.state is not None and again.state.table is not None
     assert (again.state.room.code, again.state.table.hand) == (room, hand)
     pipe.send_text("leave\r")
+    await wait_until(lambda: again.confirm == "leave", "the question (issue 14: leave asks)")
+    pipe.send_text("leave\r")
     await wait_until(lambda: again.state is not None and again.state.left, "the room left")
     assert saved_files(state_home) == []  # leave forgets the saved session
     pipe.send_text("quit\r")

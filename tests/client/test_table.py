@@ -299,3 +299,48 @@ def test_a_mid_trick_snapshot_knows_who_passed() -> None:
     resumed = TableState.from_snapshot(Snapshot(room=state.room))
     assert resumed.trick_passes == (1,)
     assert resumed.table == state.table
+
+
+# --- issue 14: each seat's last act in the trick, and the card counter ------------------------
+
+
+def _single(seat: int, rank: int, counts: list[int]) -> CardsPlayed:
+    return CardsPlayed(
+        seat=seat, cards=[card(rank)], kind="single", rank=rank, card_counts=counts, multiplier=1
+    )
+
+
+def test_the_trick_holds_each_seats_last_play_or_pass_until_it_is_over() -> None:
+    state = bidding_done(TableState.from_room(room()))
+    assert state.trick == {}
+    state = run(
+        state,
+        _single(0, 3, [19, 17, 17]),
+        turn(1, 2, "play"),
+        Passed(seat=1, trick_over=False, leader=None),
+        turn(2, 3, "play"),
+        _single(2, 9, [19, 17, 16]),
+    )
+    assert state.trick == {0: (card(3),), 1: None, 2: (card(9),)}
+    # rebuilt the same from a snapshot (a reconnect)
+    assert TableState.from_room(state.room).trick == state.trick
+    state = run(
+        state,
+        turn(0, 4, "play"),
+        Passed(seat=0, trick_over=False, leader=None),
+        turn(1, 5, "play"),
+        Passed(seat=1, trick_over=True, leader=2),
+    )
+    assert state.trick == {}
+    assert TableState.from_room(state.room).trick == {}
+
+
+def test_unseen_counts_are_the_deck_less_my_hand_and_every_card_played() -> None:
+    state = bidding_done(TableState.from_room(room()), landlord=1)  # the kitty goes to seat 1
+    unseen = state.unseen_counts()
+    # my 17: 3333 4444 5555 6666 SJ; the kitty (A A BJ) is shown but not mine nor played
+    assert unseen == [0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 1]
+    state = state.apply(_single(1, 14, [17, 19, 17]))
+    assert state.unseen_counts()[14 - 3] == 3
+    watcher = bidding_done(TableState.from_room(room(your_seat=None)), landlord=1)
+    assert sum(watcher.unseen_counts()) == 54

@@ -1,12 +1,13 @@
 // Driver for tests/web/test_js_rules.py: runs the browser's rules on the positions in the
 // JSON file named on the command line and prints the answers as JSON, for the Python test
-// to compare with protocol.cards / plays / legal. Plays travel as "kind:rank:r,r,r" text.
+// to compare with protocol.cards / plays / legal / hints. Plays travel as "kind:rank:r,r,r" text.
 import { readFileSync } from "node:fs";
 import {
   beats,
   classify,
   formatCards,
   formatHand,
+  hintPlays,
   legalPlays,
   parseCards,
 } from "../../server/web/static/js/rules.js";
@@ -33,6 +34,10 @@ const out = {
   legal: input.positions.map(
     (/** @type {{hand: number[], to_beat: number[] | null}} */ { hand, to_beat }) =>
       legalPlays(hand, to_beat === null ? null : mustClassify(to_beat)).map(key),
+  ),
+  hint: input.positions.map(
+    (/** @type {{hand: number[], to_beat: number[] | null}} */ { hand, to_beat }) =>
+      hintPlays(hand, to_beat === null ? null : mustClassify(to_beat)).map(key),
   ),
   beats: input.pairs.map((/** @type {[number, number]} */ [a, b]) =>
     beats(mustClassify(input.plays[a]), mustClassify(input.plays[b])),

@@ -19,6 +19,7 @@ import pytest
 
 from protocol import CardTextError, Kind, Play, Rank, classify, format_cards, legal_plays
 from protocol.cards import format_hand, full_deck, parse_cards, ranks_of
+from protocol.hints import hint_plays
 from tests.web.node import HERE, node_json, run_node
 
 SEED = 20261201
@@ -266,6 +267,21 @@ def test_legal_plays_alike_and_in_the_same_hint_order(
     assert sum(len(e) for e in expected) > 50_000
     about = [f"hand {format_cards(hand)}, to beat {table!r}" for hand, table in positions]
     assert_same("legalPlays", out["legal"], expected, about)
+
+
+def test_hint_plays_alike_over_the_same_positions(
+    answers: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """``hintPlays`` orders the same 10,000 positions' plays as ``hint_plays`` does, play
+    for play (issue 14: the plays that keep bombs, the rocket and chains whole first)."""
+    out, given = answers
+    positions = given["_positions"]
+    expected = [[play_key(p) for p in hint_plays(hand, table)] for hand, table in positions]
+    legal = [[play_key(p) for p in legal_plays(hand, table)] for hand, table in positions]
+    reordered = sum(1 for e, g in zip(expected, legal, strict=True) if e != g)
+    assert reordered > POSITIONS // 10, "the hint order should differ from legal_plays' often"
+    about = [f"hand {format_cards(hand)}, to beat {table!r}" for hand, table in positions]
+    assert_same("hintPlays", out["hint"], expected, about)
 
 
 # --- The rule book's own examples, written in JavaScript -------------------------------------

@@ -1,7 +1,8 @@
 // The card rules for the browser table: ranks and card text, the 14 kinds of play and
-// beating, and every legal play of a hand (SPEC sections 1, 4, 5 and 10).
+// beating, every legal play of a hand, and the order a hint offers them (SPEC sections 1,
+// 4, 5 and 10).
 //
-// A port of protocol/cards.py, protocol/plays.py and protocol/legal.py, kept side by side
+// A port of protocol/cards.py, plays.py, legal.py and hints.py, kept side by side
 // with them: the same names (camelCase), the same order of sections, the same results.
 // tests/web/test_js_rules.py holds the two equal over every play there is and thousands of
 // random positions. No dependencies, no DOM, no build step: an ES module a page imports.
@@ -790,6 +791,120 @@ export function legalPlays(hand, toBeat = null) {
   }
   keys.sort();
   return keys.map((key) => /** @type {Play} */ (PLAYS.get(key)));
+}
+
+// --- Hint order (protocol/hints.py) ----------------------------------------------------
+
+/** Memo of `handGroups`, by the counts as text. @type {Map<string, number>} */
+const GROUPS = new Map();
+const GROUPS_LIMIT = 200_000;
+
+/**
+ * Groups of a hand with no straight or pair chain taken out.
+ * @param {number[]} counts
+ * @returns {number}
+ */
+function baseGroups(counts) {
+  let groups = 0;
+  let singles = 0;
+  let pairs = 0;
+  /** @type {number[]} */
+  const triples = [];
+  for (let i = 0; i < SJ_INDEX; i++) {
+    const c = counts[i];
+    if (c === 4) groups += 1;
+    else if (c === 3) triples.push(i);
+    else if (c === 2) pairs += 1;
+    else if (c === 1) singles += 1;
+  }
+  if (counts[SJ_INDEX] && counts[BJ_INDEX]) groups += 1;
+  else singles += counts[SJ_INDEX] + counts[BJ_INDEX];
+  /** @type {number[]} */
+  const lengths = [];
+  let previous = -2;
+  for (const i of triples) {
+    if (lengths.length && i === previous + 1 && i <= ACE_INDEX) lengths[lengths.length - 1] += 1;
+    else lengths.push(1);
+    previous = i;
+  }
+  for (let k = lengths.length - 1; k >= 0; k--) {
+    const n = lengths[k];
+    groups += 1;
+    if (singles >= n) singles -= n;
+    else if (pairs >= n) pairs -= n;
+  }
+  return groups + pairs + singles;
+}
+
+/**
+ * The fewest groups the hand splits into (0 for no cards): the least, over every choice of
+ * straights and pair chains taken out, of those chains plus the rest's base groups.
+ * @param {number[]} counts 15 rank counts
+ * @returns {number}
+ */
+export function handGroups(counts) {
+  const name = counts.join("");
+  const found = GROUPS.get(name);
+  if (found !== undefined) return found;
+  let best = baseGroups(counts);
+  for (const [width, shortest] of [
+    [1, 5],
+    [2, 3],
+  ]) {
+    let run = 0;
+    for (let start = ACE_INDEX; start >= 0; start--) {
+      run = counts[start] >= width ? run + 1 : 0;
+      if (run < shortest) continue;
+      const rest = counts.slice();
+      for (let i = start; i < start + shortest - 1; i++) rest[i] -= width;
+      for (let i = start + shortest - 1; i < start + run; i++) {
+        rest[i] -= width;
+        best = Math.min(best, 1 + handGroups(rest));
+      }
+    }
+  }
+  if (GROUPS.size >= GROUPS_LIMIT) GROUPS.clear();
+  GROUPS.set(name, best);
+  return best;
+}
+
+/**
+ * Whether `play` (from `hand`) breaks a bomb of the hand (takes some of a rank held four
+ * times, or all four as anything but the bomb) or the rocket (one joker of the two).
+ * @param {Play} play
+ * @param {Iterable<Rank>} hand
+ */
+export function breaksBombOrRocket(play, hand) {
+  if (isBombLike(play)) return false;
+  const held = rankCounts(hand);
+  const used = rankCounts(play.cards);
+  if (held[SJ_INDEX] && held[BJ_INDEX] && used[SJ_INDEX] + used[BJ_INDEX] === 1) return true;
+  for (let i = 0; i < SJ_INDEX; i++) if (held[i] === 4 && used[i]) return true;
+  return false;
+}
+
+/**
+ * Exactly the plays of `legalPlays(hand, toBeat)`, in the order a hint offers them: ordinary
+ * plays that break no bomb and not the rocket, then bombs and the rocket, then plays that
+ * break one; within each, those leaving the rest in the fewest groups first (chains kept
+ * whole), then in `legalPlays`' order.
+ * @param {Iterable<Rank>} hand
+ * @param {Play | null} [toBeat]
+ * @returns {Play[]}
+ */
+export function hintPlays(hand, toBeat = null) {
+  const ranks = Array.from(hand);
+  const plays = legalPlays(ranks, toBeat);
+  const counts = rankCounts(ranks);
+  const before = handGroups(counts);
+  const keyed = plays.map((play) => {
+    const tier = breaksBombOrRocket(play, ranks) ? 2 : isBombLike(play) ? 1 : 0;
+    const rest = counts.slice();
+    for (const r of play.cards) rest[r - 3] -= 1;
+    return { play, tier, delta: handGroups(rest) - before };
+  });
+  keyed.sort((a, b) => a.tier - b.tier || a.delta - b.delta); // stable: ties keep the order
+  return keyed.map((k) => k.play);
 }
 
 // --- Helpers ----------------------------------------------------------------------------
