@@ -182,7 +182,9 @@ class App:
                 await self.directory.adopt_many(codes[start : start + ADOPT_BATCH])
         finally:
             self.directory.recovering = False
-        log.info("recovered %d rooms in %.1f s", len(self.rooms), time.monotonic() - started)
+        count = len(self.rooms)
+        rooms = "room" if count == 1 else "rooms"
+        log.info("recovered %d %s in %.1f s", count, rooms, time.monotonic() - started)
         return len(self.rooms)
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
