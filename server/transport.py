@@ -1,9 +1,11 @@
 """The websocket transport: a thin asyncio layer over ``App``.
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
-upgrading (503 while Redis does not answer). SIGTERM (and SIGINT) stop accepting, stop the
-rooms' clocks and bots, hand the rooms to other processes, close every connection with code
-1001 and a reason, and return within the shutdown grace.
+upgrading (503 while Redis does not answer). A new connection past the caps is refused
+before the upgrade (``server.admission``); one that has not said hello within
+``hello_timeout`` is closed (1008, "no hello within N s"). SIGTERM (and SIGINT) stop
+accepting, stop the rooms' clocks and bots, hand the rooms to other processes, close every
+connection with code 1001 and a reason, and return within the shutdown grace.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
+from server.admission import Admission, connection_cap
 from server.app import App
 from server.hub import Connection, TokenBucket
 from server.settings import Settings
@@ -34,10 +38,12 @@ log = logging.getLogger(__name__)
 HARD_FRAME_LIMIT = 1 << 20
 
 
-def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
+def _http(
+    app: App, admission: Admission
+) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """Plain HTTP answers beside the websocket: ``/healthz`` (200 while Redis answers, 503
     when it does not: a balancer or an upgrade script should not send players here) and
-    ``/metrics``."""
+    ``/metrics``; then a connection past the caps is refused."""
 
     async def answer(connection: ServerConnection, request: Request) -> Response | None:
         if request.path == "/healthz":
@@ -50,23 +56,45 @@ def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response 
                 [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
             )
             return Response(HTTPStatus.OK, "OK", headers, body)
-        return None
+        refusal = admission.admit(connection)
+        if refusal is None:
+            return None
+        app.metrics.refused_connections.labels(refusal.why).inc()
+        return connection.respond(refusal.status, refusal.text)
 
     return answer
 
 
-async def _handler(app: App, ws: ServerConnection) -> None:
+def _no_hello(conn: Connection, timeout: float) -> None:
+    if conn.player_id is None and conn.ws.protocol.state is State.OPEN:
+        conn.drop("hello_timeout", f"no hello within {timeout:g} s")
+
+
+async def _handler(app: App, admission: Admission, ws: ServerConnection) -> None:
     s = app.settings
-    peer = ws.remote_address
-    address = str(peer[0]) if peer else ""
-    conn = Connection(ws, TokenBucket(s.rate_limit, s.rate_burst), address)
+    conn = Connection(
+        ws,
+        TokenBucket(s.rate_limit, s.rate_burst),
+        admission.address_of(ws),
+        send_buffer_limit=s.send_buffer_limit,
+        flood_close_after=s.flood_close_after,
+    )
     app.hub.add(conn)
+    timer = None
+    if s.hello_timeout > 0:
+        timer = asyncio.get_running_loop().call_later(
+            s.hello_timeout, _no_hello, conn, s.hello_timeout
+        )
     try:
         async for frame in ws:
             await app.receive(conn, frame)
     except ConnectionClosed:
         pass
     finally:
+        if timer is not None:
+            timer.cancel()
+        if conn.dropped is not None:
+            app.metrics.dropped_connections.labels(conn.dropped).inc()
         await app.disconnected(conn)
 
 
@@ -81,12 +109,14 @@ async def serve_app(
             loop.add_signal_handler(sig, stop.set)
     s = app.settings
     await app.start()
+    cap = connection_cap(s.max_connections)
+    admission = Admission(cap, s.max_connections_per_address, s.trusted_proxies)
     server: Server
     async with serve(
-        lambda ws: _handler(app, ws),
+        lambda ws: _handler(app, admission, ws),
         s.host,
         s.port,
-        process_request=_http(app),
+        process_request=_http(app, admission),
         max_size=HARD_FRAME_LIMIT,
         # Messages are small msgpack maps; a deflate context per connection would cost
         # tens of KB of memory each (the load test measured ~70 KB a player with it).
