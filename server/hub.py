@@ -25,6 +25,7 @@ from websockets.protocol import State
 
 from protocol.codec import encode
 from server.flood import FloodGuard, TokenBucket
+from server.reading import PacedConnection
 
 __all__ = ["DROP_CLOSE_TIMEOUT", "Connection", "Hub", "TokenBucket", "send_frames"]
 
@@ -78,12 +79,14 @@ class Connection:
 
     def drop(self, why: str, reason: str, code: int = 1008) -> None:
         """Close the connection for abuse (``why`` labels the metric, ``reason`` is the
-        close reason the client reads), waiting at most ``DROP_CLOSE_TIMEOUT`` for the
-        client's side of the closing handshake."""
+        close reason the client reads). Nothing more it sends is read, so its side of the
+        closing handshake is not awaited: the socket is cut ``DROP_CLOSE_TIMEOUT`` later."""
         if self.dropped is not None:
             return
         log.info("dropped a connection from %s: %s", self.address, reason)
         self.dropped = why
+        if isinstance(self.ws, PacedConnection):
+            self.ws.stop_reading()  # a flood's rest is not even parsed
         self.ws.close_timeout = DROP_CLOSE_TIMEOUT
         self._closing = asyncio.ensure_future(self.ws.close(code, reason))
 

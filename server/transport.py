@@ -28,6 +28,7 @@ from websockets.protocol import State
 from server.admission import Admission, connection_cap
 from server.app import App
 from server.hub import Connection, TokenBucket
+from server.reading import PacedConnection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
@@ -117,6 +118,7 @@ async def serve_app(
         s.host,
         s.port,
         process_request=_http(app, admission),
+        create_connection=PacedConnection,  # one client's flood parsed a slice at a time
         max_size=HARD_FRAME_LIMIT,
         # Messages are small msgpack maps; a deflate context per connection would cost
         # tens of KB of memory each (the load test measured ~70 KB a player with it).
