@@ -77,18 +77,19 @@ class Connection:
             self.dropped = "send_buffer"
             self.ws.transport.abort()
 
-    def drop(self, why: str, reason: str, code: int = 1008) -> None:
-        """Close the connection for abuse (``why`` labels the metric, ``reason`` is the
-        close reason the client reads). Nothing more it sends is read, so its side of the
-        closing handshake is not awaited: the socket is cut ``DROP_CLOSE_TIMEOUT`` later."""
+    def drop(self, why: str, reason: str, *, deaf: bool = False) -> None:
+        """Close the connection for abuse with 1008 (``why`` labels the metric, ``reason``
+        is the close reason the client reads), waiting ``DROP_CLOSE_TIMEOUT`` at most for
+        its side of the closing handshake. ``deaf``: parse nothing more it sends (a flood),
+        so its socket is cut ``DROP_CLOSE_TIMEOUT`` later."""
         if self.dropped is not None:
             return
         log.info("dropped a connection from %s: %s", self.address, reason)
         self.dropped = why
-        if isinstance(self.ws, PacedConnection):
-            self.ws.stop_reading()  # a flood's rest is not even parsed
+        if deaf and isinstance(self.ws, PacedConnection):
+            self.ws.stop_reading()
         self.ws.close_timeout = DROP_CLOSE_TIMEOUT
-        self._closing = asyncio.ensure_future(self.ws.close(code, reason))
+        self._closing = asyncio.ensure_future(self.ws.close(1008, reason))
 
 
 class Hub:
