@@ -43,7 +43,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -180,7 +180,7 @@ async def _non_reader(url: str, seconds: float) -> dict[str, int]:
                         ws.send(UNKNOWN_1KB), max(deadline - time.monotonic(), 0.01)
                     )
                     stats["frames"] += 1
-        except (ConnectionClosed, OSError, InvalidStatus, TimeoutError):
+        except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError):
             stats["cut_off"] += 1
             await asyncio.sleep(0.05)
     return dict(stats)
@@ -212,7 +212,7 @@ async def _garbage(url: str, seconds: float) -> dict[str, int]:
                         await asyncio.wait_for(reader, 1)
                     if ws.close_code is not None:
                         stats[f"closed {ws.close_code} {ws.close_reason}"] += 1
-        except (ConnectionClosed, OSError, InvalidStatus, TimeoutError) as exc:
+        except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError) as exc:
             if isinstance(exc, InvalidStatus):
                 stats[f"refused {exc.response.status_code}"] += 1
             await asyncio.sleep(0.05)
@@ -285,7 +285,7 @@ async def player_hello(url: str) -> str:
             return str(reply.get("type"))
     except InvalidStatus as exc:
         return f"refused {exc.response.status_code}"
-    except (OSError, TimeoutError, ConnectionClosed) as exc:
+    except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake) as exc:
         return f"failed: {type(exc).__name__}"
 
 
@@ -360,7 +360,7 @@ async def part_c(server: Server, sockets: int, seconds: float) -> dict[str, Any]
             except InvalidStatus as exc:
                 outcomes[f"refused {exc.response.status_code}"] += 1
                 return
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, InvalidHandshake) as exc:
                 outcomes[f"failed {type(exc).__name__}"] += 1
                 return
             finally:
