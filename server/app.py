@@ -179,7 +179,7 @@ class App:
                     Error(code=ErrorCode.RATE_LIMITED, message="too many requests: slow down")
                 )
             elif verdict is Verdict.CLOSE:
-                conn.drop("flood", FLOOD_REASON, deaf=True)
+                conn.drop("flood", FLOOD_REASON, cut=True)
             return
         request_id: int | None = None
         kind, outcome = "invalid", "ok"
@@ -190,7 +190,7 @@ class App:
         except ProtocolError as exc:
             outcome = "refused"
             if guard.refuse(time.monotonic()):
-                conn.drop("flood", FLOOD_REASON, deaf=True)
+                conn.drop("flood", FLOOD_REASON, cut=True)
             else:
                 conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
         except (RoomError, GameError) as exc:

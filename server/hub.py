@@ -77,17 +77,18 @@ class Connection:
             self.dropped = "send_buffer"
             self.ws.transport.abort()
 
-    def drop(self, why: str, reason: str, *, deaf: bool = False) -> None:
+    def drop(self, why: str, reason: str, *, cut: bool = False) -> None:
         """Close the connection for abuse with 1008 (``why`` labels the metric, ``reason``
         is the close reason the client reads), waiting ``DROP_CLOSE_TIMEOUT`` at most for
-        its side of the closing handshake. ``deaf``: parse nothing more it sends (a flood),
-        so its socket is cut ``DROP_CLOSE_TIMEOUT`` later."""
+        its side of the closing handshake; ``cut``: not at all, and reading nothing more
+        (a flood)."""
         if self.dropped is not None:
             return
         log.info("dropped a connection from %s: %s", self.address, reason)
         self.dropped = why
-        if deaf and isinstance(self.ws, PacedConnection):
-            self.ws.stop_reading()
+        if cut and isinstance(self.ws, PacedConnection):
+            self.ws.cut(1008, reason)
+            return
         self.ws.close_timeout = DROP_CLOSE_TIMEOUT
         self._closing = asyncio.ensure_future(self.ws.close(1008, reason))
 

@@ -4,13 +4,13 @@ websockets parses everything one read brings before the event loop moves on: 256
 1-byte frames is 37,000 frames and about 350 ms of parsing, during which no other player is
 served. ``PacedConnection`` hands the parser at most ``READ_SLICE`` bytes per turn of the
 loop (a few milliseconds of work), pausing the socket until the rest is parsed. A
-connection closed for abuse stops reading altogether (``stop_reading``): what it still
-sends is dropped unparsed.
+connection closed for flooding is cut at once (``cut``): what it still sends is not read.
 """
 
 from __future__ import annotations
 
 from websockets.asyncio.server import ServerConnection
+from websockets.protocol import State
 
 #: Bytes parsed per turn of the event loop and connection: at most about 300 frames, 3 ms
 #: (with 4096, a flood of 1-byte frames took a player's ping p99 to 17-19 ms; with 2048, 5-7).
@@ -59,8 +59,13 @@ class PacedConnection(ServerConnection):
         elif not self.recv_messages.paused:  # else its reader resumes it when drained
             self.transport.resume_reading()
 
-    def stop_reading(self) -> None:
-        """Parse nothing more from this client (it is being closed for abuse)."""
+    def cut(self, code: int, reason: str) -> None:
+        """Send a close frame and close the socket now, reading nothing more: for a client
+        closed for flooding, whose side of the closing handshake is not worth waiting for
+        (what it sent meanwhile would be read and thrown away)."""
         self._deaf = True
         self._rest = b""
-        self.transport.pause_reading()
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(code, reason)
+            self.send_data()
+        self.transport.close()  # what is written goes out first; nothing more is read
