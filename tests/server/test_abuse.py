@@ -15,6 +15,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from client.connection import Link, LinkError
 from protocol.codec import encode
 from protocol.errors import QUOTE_LIMIT, ErrorCode
 from protocol.messages import Error, JoinRoom, Ping, Pong
@@ -218,6 +219,12 @@ async def test_connections_to_a_process_are_capped(redis_url: str) -> None:
         assert status == 503
         assert body == "server full: too many connections, try again later\n"
         assert await healthz(srv) == 200
+
+
+async def test_the_ddz_client_tells_why_it_was_refused(redis_url: str) -> None:
+    async with running_server(redis_url, max_connections_per_address=1) as srv, connect(srv.url):
+        with pytest.raises(LinkError, match=r"too many connections from your address .*429"):
+            await Link.open(srv.url, "late")
 
 
 async def test_a_trusted_proxy_names_the_client_and_others_cannot(redis_url: str) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from websockets.datastructures import Headers
 
 from server.admission import client_address, parse_proxies
+from server.settings import load_settings
 
 PROXIES = parse_proxies("10.0.0.2, 172.16.0.0/12")
 
@@ -33,3 +35,8 @@ def test_x_real_ip_then_the_peer_when_the_proxy_names_nobody() -> None:
         "203.0.113.8"
     )
     assert client_address("10.0.0.2", Headers(), PROXIES) == "10.0.0.2"
+
+
+def test_a_trusted_proxy_that_is_no_address_is_refused_at_start() -> None:
+    with pytest.raises(SystemExit):
+        load_settings(["--trusted-proxies", "10.0.0.1, proxy.example"], env={})
