@@ -27,8 +27,6 @@ from protocol.codec import encode
 from server.flood import FloodGuard, TokenBucket
 from server.reading import PacedConnection
 
-__all__ = ["DROP_CLOSE_TIMEOUT", "Connection", "Hub", "TokenBucket", "send_frames"]
-
 log = logging.getLogger(__name__)
 
 
@@ -73,7 +71,7 @@ class Connection:
         not read must not make the server hold its output without bound."""
         limit = self.send_buffer_limit
         if limit and self.dropped is None and self.ws.transport.get_write_buffer_size() > limit:
-            log.info("dropped a connection from %s: it does not read", self.address)
+            log.debug("dropped a connection from %s: it does not read", self.address)
             self.dropped = "send_buffer"
             self.ws.transport.abort()
 
@@ -84,7 +82,8 @@ class Connection:
         (a flood)."""
         if self.dropped is not None:
             return
-        log.info("dropped a connection from %s: %s", self.address, reason)
+        # debug: a flood of drops must not become a flood of log lines (the metric counts)
+        log.debug("dropped a connection from %s: %s", self.address, reason)
         self.dropped = why
         if cut and isinstance(self.ws, PacedConnection):
             self.ws.cut(1008, reason)

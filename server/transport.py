@@ -27,7 +27,8 @@ from websockets.protocol import State
 
 from server.admission import Admission, connection_cap
 from server.app import App
-from server.hub import Connection, TokenBucket
+from server.flood import TokenBucket
+from server.hub import Connection
 from server.reading import PacedConnection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
