@@ -932,6 +932,9 @@ class Cluster:
                 "--redis-url", redis_url,
                 "--data-dir", str(self.tmp / f"server{i}"),
                 "--log-level", "WARNING",
+                # every player connects from 127.0.0.1: no cap per address (the total
+                # cap, --max-connections, stays, lowered to what open files allow)
+                "--max-connections-per-address", "0",
             ]  # fmt: skip
             log = (self.tmp / f"server{i}.log").open("wb")
             self.servers.append(
@@ -979,7 +982,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Load test ddz servers with many headless players.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--server", action="append", default=[], help="ws:// URL (repeatable)")
+    p.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        help="ws:// URL (repeatable); start it with --max-connections-per-address 0, since"
+        " every player here connects from one address",
+    )
     p.add_argument("--server-pid", action="append", type=int, default=[], help="PID per server")
     p.add_argument("--start-servers", type=int, default=0, help="start N ddz-server processes")
     p.add_argument("--redis-url", help="Redis for --start-servers (default: start one)")

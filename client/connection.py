@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from client.backoff import RECONNECT, Backoff
 from protocol.codec import ProtocolError, decode_server, encode
@@ -132,6 +132,10 @@ class Link:
         """
         try:
             ws = await connect(url, open_timeout=timeout, max_size=1 << 20)
+        except InvalidStatus as exc:  # refused before the upgrade: its answer says why
+            why = exc.response.body.decode(errors="replace").strip()[:200]
+            status = exc.response.status_code
+            raise LinkError(f"the server at {url} refused us: {why} (HTTP {status})") from exc
         except (OSError, InvalidURI, InvalidHandshake, TimeoutError) as exc:
             raise LinkError(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
         numbers = numbers or RequestNumbers()

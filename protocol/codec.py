@@ -4,7 +4,8 @@
 error type, ``ProtocolError``, for every bad input: too large (``TOO_LARGE``), not msgpack or
 not a map or fields of the wrong shape (``MALFORMED``), or a ``type`` this protocol does not
 know (``UNKNOWN_TYPE``). The error carries the request id when the frame had a readable one,
-so the sender learns which request was refused.
+so the sender learns which request was refused, and quotes the client's input cut short
+(``quoted``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Literal
 import msgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from protocol.errors import ErrorCode
+from protocol.errors import QUOTE_LIMIT, ErrorCode, quoted
 from protocol.messages import (
     CLIENT_ADAPTER,
     SERVER_ADAPTER,
@@ -83,6 +84,8 @@ def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], rid: int | None) -
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        if len(where) > QUOTE_LIMIT:  # a field name the client made up
+            where = quoted(where)
         raise ProtocolError(
             ErrorCode.MALFORMED, f"bad {obj['type']} message: {where}: {first['msg']}", rid
         ) from exc
@@ -95,7 +98,7 @@ def _checked(
     rid = _request_id(obj)
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in _TYPES[direction]:
-        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}", rid)
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {quoted(kind)}", rid)
     return obj, rid
 
 

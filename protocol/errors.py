@@ -44,3 +44,16 @@ class ErrorCode(StrEnum):
     ALREADY_READY = "already_ready"
     NOT_TAKEN_OVER = "not_taken_over"  # resume while playing oneself
     MATCH_OVER = "match_over"
+
+
+#: Most characters of a client's input that an error message repeats.
+QUOTE_LIMIT = 32
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as an error message quotes it: its repr, cut to ``limit`` characters with an
+    ellipsis. A refusal never echoes a large input back (a 16 KB frame answered with 16 KB)."""
+    if isinstance(value, str | bytes):
+        value = value[: limit + 1]  # repr only what can be shown
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

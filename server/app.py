@@ -7,9 +7,10 @@ room runs on one (``RoomDirectory``), and a change a player asks of their room i
 connected elsewhere is relayed to that player's process, which this module hands to their
 sockets (and reads for what it says of their session: in a room, or out of it).
 
-Every request is checked in a fixed order: the frame (codec), the rate, the session (hello
-first), the room, then the room's own checks (phase, turn, state version, rules). A refused
-request gets an ``Error`` to its sender only, naming its request id, and changes nothing.
+Every request is checked in a fixed order: the rate (before the frame is read), the frame
+(codec), the session (hello first), the room, then the room's own checks (phase, turn, state
+version, rules). A refused request gets an ``Error`` to its sender only, naming its request
+id, and changes nothing; only frames over the rate are answered once a burst, not each.
 What a client opens (sessions, rooms, strong bots) and its codes naming no room count
 against the caps of its address (``server/limits.py``), in Redis, across processes.
 """
@@ -29,7 +30,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from protocol.codec import ProtocolError, decode
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, quoted
 from protocol.messages import (
     PROTOCOL_VERSION,
     BotSpeed,
@@ -59,6 +60,7 @@ from server import listing
 from server.bots import pool
 from server.codes import new_code, normalize
 from server.directory import ADOPT_BATCH, RoomDirectory
+from server.flood import Verdict
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Connection, Hub
@@ -78,6 +80,8 @@ log = logging.getLogger(__name__)
 
 #: Close code for a connection whose session has connected again elsewhere.
 CLOSE_REPLACED = 4000
+#: Close reason (code 1008) for a connection refused too often (``server.flood``).
+FLOOD_REASON = "too many refused frames"
 #: Tries at a fresh room code when one is taken (by a room of another process).
 CODE_TRIES = 8
 #: Requests that put a person in a room or the queue, or out of one: one at a time each.
@@ -113,6 +117,8 @@ class App:
         self.clock = clock
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.directory.states())
         self.hub = Hub(self.metrics.observe_events)
+        #: Frames refused unread for want of a token (the hot path of a flood: bound once).
+        self._rate_limited = self.metrics.requests.labels("unread", "rate_limited")
         self.sessions = Sessions(store)
         self.limits = LobbyLimits(settings, store, self.metrics, clock)
         #: The room list last built, and when (it is the same for everyone for a moment).
@@ -195,21 +201,35 @@ class App:
     # --- connections ------------------------------------------------------------------
 
     async def receive(self, conn: Connection, frame: bytes | str) -> None:
-        """Handle one frame from a connection; every refusal is answered there."""
+        """Handle one frame from a connection. It costs a token before it is read: without
+        one it is refused unread, answered once a burst (``server.flood``). A connection
+        refused too often is closed; every other refusal is answered."""
+        if conn.dropped is not None:
+            return  # closing: what it still sends is not read
         started = time.perf_counter()
+        guard = conn.guard
+        if not guard.charge(time.monotonic()):
+            self._rate_limited.inc()
+            verdict = guard.over_rate(time.monotonic())
+            if verdict is Verdict.ANSWER:
+                conn.send(
+                    Error(code=ErrorCode.RATE_LIMITED, message="too many requests: slow down")
+                )
+            elif verdict is Verdict.CLOSE:
+                conn.drop("flood", FLOOD_REASON, cut=True)
+            return
         request_id: int | None = None
         kind, outcome = "invalid", "ok"
         try:
             message = decode(frame, self.settings.max_frame)
             request_id, kind = message.id, message.type
-            if not conn.bucket.take():
-                raise ProtocolError(
-                    ErrorCode.RATE_LIMITED, "too many requests: slow down", request_id
-                )
             await self._dispatch(conn, message)
         except ProtocolError as exc:
             outcome = "refused"
-            conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
+            if guard.refuse(time.monotonic()):
+                conn.drop("flood", FLOOD_REASON, cut=True)
+            else:
+                conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
         except (RoomError, GameError) as exc:
             outcome = "unavailable" if exc.code == ErrorCode.UNAVAILABLE else "refused"
             conn.send(Error(code=exc.code, message=exc.message, request_id=request_id))
@@ -670,7 +690,7 @@ class App:
         code = normalize(code)
         if code not in self.rooms and await self.directory.peek(code) is None:
             wait = await self.limits.missed(address)
-            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}{wait}")
+            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}{wait}")
         await self.sessions.set_room(session, code)  # first: see _open_room
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, quoted
 from server.game.deal import RandomSource
 from server.game.errors import GameError
 from server.hub import Hub
@@ -288,7 +288,7 @@ class RoomDirectory:
             if node is None or node == self.node:
                 await self.adopt(code)
                 if code not in self.rooms and await self.peek(code) is None:
-                    raise RoomError(ErrorCode.NO_ROOM, f"no room with code {code!r}")
+                    raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}")
                 continue
             self.metrics.forwarded.inc()
             try:

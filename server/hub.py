@@ -3,15 +3,19 @@
 A message for many players is encoded once. What one change sends a connection (often a
 play and the next turn) goes out in one socket write, not one write per message, and never
 blocks on a slow reader (as ``websockets.broadcast``). A message for a player not connected
-to this process goes to
-``elsewhere`` (the relay publishes it for the process they are connected to). Each
-connection has a token bucket that refuses floods.
+to this process goes to ``elsewhere`` (the relay publishes it for the process they are
+connected to). Each connection has a flood guard (``server.flood``).
+
+Since no send waits, the transport buffers what a client does not read, so every send
+here ends in ``Connection.check_backlog``: a connection holding more than its
+``send_buffer_limit`` of unsent output is aborted (it does not read, so a close frame would
+not reach it either), never buffered for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
@@ -20,42 +24,72 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.protocol import State
 
 from protocol.codec import encode
+from server.flood import FloodGuard, TokenBucket
+from server.reading import PacedConnection
 
 log = logging.getLogger(__name__)
 
 
-class TokenBucket:
-    """``rate`` requests a second on average, up to ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: int, clock: float | None = None) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.stamp = time.monotonic() if clock is None else clock
-
-    def take(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+#: Seconds a connection closed for abuse has to answer the close frame before it is cut.
+DROP_CLOSE_TIMEOUT = 2.0
 
 
 class Connection:
     """One websocket and the player it speaks for, once it has said hello."""
 
-    def __init__(self, ws: ServerConnection, bucket: TokenBucket, address: str = "") -> None:
+    def __init__(
+        self,
+        ws: ServerConnection,
+        bucket: TokenBucket,
+        address: str = "",
+        *,
+        send_buffer_limit: int = 0,
+        flood_close_after: int = 0,
+    ) -> None:
         self.ws = ws
-        self.bucket = bucket
+        self.guard = FloodGuard(bucket, flood_close_after)
         #: The client's address (the peer's, or the one a trusted proxy named): the unit
         #: that per-address limits count.
         self.address = address
         self.player_id: str | None = None
+        #: Bytes of unsent output past which the connection is aborted (0: no bound).
+        self.send_buffer_limit = send_buffer_limit
+        #: Why the server dropped this connection (a metric's label), once it has.
+        self.dropped: str | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    @property
+    def bucket(self) -> TokenBucket:
+        return self.guard.bucket
 
     def send(self, message: BaseModel) -> None:
         """Queue one message; like every send here it never blocks, so order is kept."""
-        broadcast([self.ws], encode(message))
+        send_frames(self, [encode(message)])
+
+    def check_backlog(self) -> None:
+        """Abort the connection if its unsent output is past the limit: a client that does
+        not read must not make the server hold its output without bound."""
+        limit = self.send_buffer_limit
+        if limit and self.dropped is None and self.ws.transport.get_write_buffer_size() > limit:
+            log.debug("dropped a connection from %s: it does not read", self.address)
+            self.dropped = "send_buffer"
+            self.ws.transport.abort()
+
+    def drop(self, why: str, reason: str, *, cut: bool = False) -> None:
+        """Close the connection for abuse with 1008 (``why`` labels the metric, ``reason``
+        is the close reason the client reads), waiting ``DROP_CLOSE_TIMEOUT`` at most for
+        its side of the closing handshake; ``cut``: not at all, and reading nothing more
+        (a flood)."""
+        if self.dropped is not None:
+            return
+        # debug: a flood of drops must not become a flood of log lines (the metric counts)
+        log.debug("dropped a connection from %s: %s", self.address, reason)
+        self.dropped = why
+        if cut and isinstance(self.ws, PacedConnection):
+            self.ws.cut(1008, reason)
+            return
+        self.ws.close_timeout = DROP_CLOSE_TIMEOUT
+        self._closing = asyncio.ensure_future(self.ws.close(1008, reason))
 
 
 class Hub:
@@ -102,9 +136,8 @@ class Hub:
 
     def send_frame(self, player_id: str, frame: bytes) -> None:
         """Send an encoded frame (relayed from another process) to a player's sockets."""
-        conns = self._by_player.get(player_id)
-        if conns:
-            broadcast([c.ws for c in conns], frame)
+        for conn in self._by_player.get(player_id, ()):
+            send_frames(conn, [frame])
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
         """Send each message to its players' connections, in order, encoding each message
@@ -113,7 +146,7 @@ class Hub:
         if self.observe is not None:
             self.observe(message for _, message in deliveries)
         frames: dict[int, bytes] = {}
-        queued: dict[ServerConnection, list[bytes]] = {}
+        queued: dict[Connection, list[bytes]] = {}
         for player_id, message in deliveries:
             frame = frames.get(id(message))
             if frame is None:
@@ -124,25 +157,28 @@ class Hub:
                     self.elsewhere(player_id, message, frame)
                 continue
             for conn in conns:
-                queued.setdefault(conn.ws, []).append(frame)
-        for ws, its_frames in queued.items():
-            send_frames(ws, its_frames)
+                queued.setdefault(conn, []).append(frame)
+        for conn, its_frames in queued.items():
+            send_frames(conn, its_frames)
 
 
-def send_frames(ws: ServerConnection, frames: list[bytes]) -> None:
-    """Queue binary ``frames`` on ``ws`` in order, in one write to its socket.
+def send_frames(conn: Connection, frames: list[bytes]) -> None:
+    """Queue binary ``frames`` on ``conn`` in order, in one write to its socket.
 
     Like ``websockets.broadcast``, it never waits (the transport buffers for a slow reader),
     skips a connection that is closing, and logs rather than raises a failed write. Each
-    write is a system call, and most changes send a connection two or three messages."""
+    write is a system call, and most changes send a connection two or three messages. Then
+    the connection's backlog is checked against its limit."""
+    ws = conn.ws
+    if conn.dropped == "send_buffer":
+        return  # aborted: its transport takes no more
     if len(frames) == 1:
         broadcast([ws], frames[0])
-        return
-    if ws.protocol.state is not State.OPEN or ws.send_in_progress is not None:
-        return
-    try:
-        for frame in frames:
-            ws.protocol.send_binary(frame)
-        ws.transport.write(b"".join(ws.protocol.data_to_send()))
-    except Exception as exc:  # as broadcast: one connection's failure stops no other
-        log.warning("skipped a send: failed to write messages: %s", exc)
+    elif ws.protocol.state is State.OPEN and ws.send_in_progress is None:
+        try:
+            for frame in frames:
+                ws.protocol.send_binary(frame)
+            ws.transport.write(b"".join(ws.protocol.data_to_send()))
+        except Exception as exc:  # as broadcast: one connection's failure stops no other
+            log.warning("skipped a send: failed to write messages: %s", exc)
+    conn.check_backlog()

@@ -2,7 +2,9 @@
 
 One registry per ``App`` (so several apps in one test process do not collide). What an
 operator watches: connections, rooms by state, requests and their latency (received until
-every message it caused was handed to the sockets), timeouts, bot takeovers, Redis errors,
+every message it caused was handed to the sockets; frames refused unread over the rate are
+``type="unread", outcome="rate_limited"``), connections refused at the caps and dropped for
+abuse, timeouts, bot takeovers, Redis errors,
 and bot decision time.
 """
 
@@ -69,6 +71,18 @@ class Metrics:
         self.forwarded = Counter(
             "ddz_forwarded",
             "room changes forwarded to the process running the room",
+            registry=r,
+        )
+        self.refused_connections = Counter(
+            "ddz_refused_connections",
+            "connections refused before the upgrade, by cap: total or per_address",
+            ["cap"],
+            registry=r,
+        )
+        self.dropped_connections = Counter(
+            "ddz_dropped_connections",
+            "connections the server closed for abuse: flood, hello_timeout or send_buffer",
+            ["reason"],
             registry=r,
         )
         self.redis_errors = Counter(

@@ -95,27 +95,33 @@ _HELP: dict[str, tuple[str, str]] = {
         "uvloop (libuv: less CPU per message) or asyncio (the standard library's loop)",
     ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
-    "max_connections": ("DDZ_MAX_CONNECTIONS", "most connections this process holds (0: no cap)"),
+    "max_connections": (
+        "DDZ_MAX_CONNECTIONS",
+        "most connections this process holds, lowered to what its open-file limit allows;"
+        " past it HTTP 503 (0: no cap)",
+    ),
     "max_connections_per_address": (
         "DDZ_MAX_CONNECTIONS_PER_ADDRESS",
-        "most connections from one client address (0: no cap)",
+        "most connections from one client address; past it HTTP 429 (0: no cap)",
     ),
     "trusted_proxies": (
         "DDZ_TRUSTED_PROXIES",
-        "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client",
+        "comma-separated addresses or networks of reverse proxies whose X-Forwarded-For"
+        " (its last address) or X-Real-IP names the client",
     ),
     "hello_timeout": (
         "DDZ_HELLO_TIMEOUT",
-        "seconds a new connection has to say hello before it is closed",
+        "seconds a new connection has to say hello before it is closed (1008; 0: no limit)",
     ),
     "send_buffer_limit": (
         "DDZ_SEND_BUFFER_LIMIT",
-        "bytes of unsent output a connection may hold before it is closed (a client that"
-        " does not read)",
+        "bytes of unsent output a connection may hold before it is cut off (a client that"
+        " does not read; 0: no limit)",
     ),
     "flood_close_after": (
         "DDZ_FLOOD_CLOSE_AFTER",
-        "refused frames (over the rate, or malformed) after which a connection is closed",
+        "refused frames (over the rate, or malformed) within 10 s after which a connection"
+        " is closed (1008; 0: never)",
     ),
     "idle_room_timeout": (
         "DDZ_IDLE_ROOM_TIMEOUT",
@@ -186,4 +192,10 @@ def load_settings(
         parser.error(f"--bot-speed must be one of {', '.join(BOT_DELAYS)}")
     if parsed.event_loop not in EVENT_LOOPS:
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
+    from server.admission import parse_proxies
+
+    try:
+        parse_proxies(parsed.trusted_proxies)
+    except ValueError as exc:
+        parser.error(f"--trusted-proxies: {exc}")
     return Settings(**vars(parsed))

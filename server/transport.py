@@ -2,7 +2,9 @@
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
 upgrading (503 while Redis does not answer), from the moment the process listens, before
-the stored rooms are back. SIGTERM and SIGINT (Ctrl-C), even one that comes while the
+the stored rooms are back. A new connection past the caps is refused before the upgrade
+(``server.admission``); one that has not said hello within ``hello_timeout`` is closed (1008,
+"no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
 process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
 processes, close every connection with code 1001 and a reason, and return within the
 shutdown grace; the children (embedded Redis, bot workers) never see the terminal's
@@ -25,9 +27,13 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
+from server.admission import Admission, connection_cap
 from server.app import App
-from server.hub import Connection, TokenBucket
+from server.flood import TokenBucket
+from server.hub import Connection
+from server.reading import PacedConnection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
@@ -39,10 +45,12 @@ HARD_FRAME_LIMIT = 1 << 20
 T = TypeVar("T")
 
 
-def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
+def _http(
+    app: App, admission: Admission
+) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """Plain HTTP answers beside the websocket: ``/healthz`` (200 while Redis answers, 503
     when it does not: a balancer or an upgrade script should not send players here) and
-    ``/metrics``."""
+    ``/metrics``; then a connection past the caps is refused."""
 
     async def answer(connection: ServerConnection, request: Request) -> Response | None:
         if request.path == "/healthz":
@@ -57,23 +65,45 @@ def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response 
             return Response(HTTPStatus.OK, "OK", headers, body)
         if not app.accepting:  # starting: nothing yet to hear from other processes
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
-        return None
+        refusal = admission.admit(connection)
+        if refusal is None:
+            return None
+        app.metrics.refused_connections.labels(refusal.why).inc()
+        return connection.respond(refusal.status, refusal.text)
 
     return answer
 
 
-async def _handler(app: App, ws: ServerConnection) -> None:
+def _no_hello(conn: Connection, timeout: float) -> None:
+    if conn.player_id is None and conn.ws.protocol.state is State.OPEN:
+        conn.drop("hello_timeout", f"no hello within {timeout:g} s")
+
+
+async def _handler(app: App, admission: Admission, ws: ServerConnection) -> None:
     s = app.settings
-    peer = ws.remote_address
-    address = str(peer[0]) if peer else ""
-    conn = Connection(ws, TokenBucket(s.rate_limit, s.rate_burst), address)
+    conn = Connection(
+        ws,
+        TokenBucket(s.rate_limit, s.rate_burst),
+        admission.address_of(ws),
+        send_buffer_limit=s.send_buffer_limit,
+        flood_close_after=s.flood_close_after,
+    )
     app.hub.add(conn)
+    timer = None
+    if s.hello_timeout > 0:
+        timer = asyncio.get_running_loop().call_later(
+            s.hello_timeout, _no_hello, conn, s.hello_timeout
+        )
     try:
         async for frame in ws:
             await app.receive(conn, frame)
     except ConnectionClosed:
         pass
     finally:
+        if timer is not None:
+            timer.cancel()
+        if conn.dropped is not None:
+            app.metrics.dropped_connections.labels(conn.dropped).inc()
         await app.disconnected(conn)
 
 
@@ -88,12 +118,15 @@ async def serve_app(
     stop = stop or asyncio.Event()
     watch_signals(stop)
     s = app.settings
+    cap = connection_cap(s.max_connections)
+    admission = Admission(cap, s.max_connections_per_address, s.trusted_proxies)
     server: Server
     async with serve(
-        lambda ws: _handler(app, ws),
+        lambda ws: _handler(app, admission, ws),
         s.host,
         s.port,
-        process_request=_http(app),
+        process_request=_http(app, admission),
+        create_connection=PacedConnection,  # one client's flood parsed a slice at a time
         max_size=HARD_FRAME_LIMIT,
         # Messages are small msgpack maps; a deflate context per connection would cost
         # tens of KB of memory each (the load test measured ~70 KB a player with it).

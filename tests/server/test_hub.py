@@ -17,7 +17,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from protocol.codec import decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Queued
-from server.hub import Connection, Hub, TokenBucket
+from server.flood import TokenBucket
+from server.hub import Connection, Hub
 
 
 class CountedWrites:

@@ -1,0 +1,479 @@
+"""Hostile clients against one ddz-server: what they cost it, and what a player feels.
+
+Starts one embedded redis-server and one ``ddz-server`` (its default limits, on 127.0.0.1),
+runs three attacks one after the other, and stops both (the server's bot workers included):
+
+a. a client that never reads, sending 1 KB frames of an unknown type as fast as it can
+   (connecting again whenever it is cut off): the server's RSS over ``--reader-seconds``;
+b. 1-byte invalid frames before hello, as fast as one raw socket sends them, 8,192 to a
+   write, for ``--flood-seconds``; then again from an attacker that connects anew whenever
+   it is closed: error replies
+   received, the server's CPU seconds, and meanwhile a player's ping round trip (p50, p99;
+   a ping every 60 ms);
+c. ``--sockets`` websockets that never say hello: how many were accepted (and how the others
+   were refused), how long the accepted ones lived (watched for ``--silent-seconds``), and
+   whether ``/healthz`` and a player's hello still worked with them open.
+
+The attackers run in processes of their own, so the player's latency is the server's, not
+the attackers' event loop. Keep runs short on a shared machine::
+
+    .venv/bin/python benchmarks/abuse.py --reader-seconds 20 --flood-seconds 10 \\
+        --silent-seconds 20 --out /tmp/abuse.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from protocol.messages import PROTOCOL_VERSION  # noqa: E402
+from server.store.embedded import EmbeddedRedis  # noqa: E402
+
+#: The player connects from another loopback address than the attackers (127.0.0.1), as a
+#: player elsewhere on the internet would: the per-address cap does not count it with them.
+PLAYER_ADDRESS = ("127.0.0.2", 0)
+UNKNOWN_1KB = msgpack.packb({"type": "x" * 1000, "id": 1})
+GARBAGE = b"\xc1"
+
+
+# --- the server -----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Server:
+    """One embedded Redis and one ddz-server, started here and stopped here."""
+
+    def __init__(self, extra: list[str], nofile: int = 0) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="ddz-abuse-"))
+        self.redis = EmbeddedRedis(self.tmp / "redis")
+        self.port = free_port()
+        self.extra = extra
+        self.nofile = nofile
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        redis_url = self.redis.start()
+        args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
+        args += ["--redis-url", redis_url, "--log-level", "WARNING", *self.extra]
+        log = (self.tmp / "server.log").open("wb")
+        self.proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            preexec_fn=self._limit_files if self.nofile else None,
+        )
+        deadline = time.monotonic() + 30
+        while healthz(self.url)[0] != 200:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "ddz-server did not start: " + (self.tmp / "server.log").read_text()
+                )
+            time.sleep(0.2)
+
+    def _limit_files(self) -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            children = descendants(self.proc.pid)
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            for pid in children:  # bot workers left behind, by their own PIDs
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
+        self.redis.stop(15)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def healthz(url: str) -> tuple[int, float]:
+    """``/healthz``'s status (0: no answer) and seconds taken."""
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url.replace("ws://", "http://") + "/healthz", timeout=5) as r:
+            return int(r.status), time.monotonic() - started
+    except urllib.error.HTTPError as error:
+        return int(error.code), time.monotonic() - started
+    except OSError:
+        return 0, time.monotonic() - started
+
+
+# --- attackers (each in a process of its own) -------------------------------------------------
+
+
+async def _non_reader(url: str, seconds: float) -> dict[str, int]:
+    """Send 1 KB unknown-type frames, read nothing; connect again when cut off."""
+    stats = Counter[str]()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            async with connect(url, max_queue=1, open_timeout=5, close_timeout=0.1) as ws:
+                stats["connections"] += 1
+                ws.transport.pause_reading()  # never reads: the kernel buffers fill up
+                while time.monotonic() < deadline:
+                    await asyncio.wait_for(
+                        ws.send(UNKNOWN_1KB), max(deadline - time.monotonic(), 0.01)
+                    )
+                    stats["frames"] += 1
+        except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError):
+            stats["cut_off"] += 1
+            await asyncio.sleep(0.05)
+    return dict(stats)
+
+
+#: A raw client's upgrade request (the server checks the key's form, not its value).
+UPGRADE = (
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+#: 8,192 masked binary frames of the one byte 0xC1 (never valid msgpack), written at once.
+GARBAGE_BLOCK = (b"\x82\x81\x00\x00\x00\x00" + GARBAGE) * 8192
+
+
+async def _count_frames(reader: asyncio.StreamReader, stats: Counter[str]) -> None:
+    """Count the server's frames until it closes; note its close code and reason."""
+    while True:
+        head = await reader.readexactly(2)
+        size = head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2), "big")
+        elif size == 127:
+            size = int.from_bytes(await reader.readexactly(8), "big")
+        payload = await reader.readexactly(size)
+        if head[0] & 0x0F == 0x8:
+            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+            stats[f"closed {code} {payload[2:].decode(errors='replace')}"] += 1
+            return
+        stats["replies"] += 1
+
+
+async def _garbage(url: str, seconds: float, reconnect: bool = True) -> dict[str, int]:
+    """1-byte invalid frames before hello from a raw socket, in 48 KB writes, as fast as the
+    server takes them; replies counted; connect again when closed (``reconnect``)."""
+    stats = Counter[str]()
+    host, port = url.removeprefix("ws://").split(":")
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        stats["connections"] += 1
+        writer.write(UPGRADE)
+        status = (await reader.readuntil(b"\r\n\r\n")).split(b" ", 2)[1].decode()
+        if status != "101":
+            stats[f"refused {status}"] += 1
+            writer.close()
+            await asyncio.sleep(0.05)
+            continue
+        counting = asyncio.ensure_future(_count_frames(reader, stats))
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            while time.monotonic() < deadline and not counting.done():
+                writer.write(GARBAGE_BLOCK)
+                await writer.drain()
+                stats["frames_written"] += 8192
+        with contextlib.suppress(asyncio.IncompleteReadError, OSError, TimeoutError):
+            await asyncio.wait_for(counting, 1)
+        counting.cancel()
+        writer.close()
+        if not reconnect:
+            break
+    return dict(stats)
+
+
+def _run_attacker(kind: str, url: str, seconds: float, out: Any) -> None:
+    if kind == "non_reader":
+        out.put(asyncio.run(_non_reader(url, seconds)))
+    else:
+        out.put(asyncio.run(_garbage(url, seconds, reconnect=kind == "garbage_reconnecting")))
+
+
+def start_attacker(kind: str, url: str, seconds: float) -> tuple[Any, Any]:
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_run_attacker, args=(kind, url, seconds, queue), daemon=True)
+    proc.start()
+    return proc, queue
+
+
+def join_attacker(proc: Any, queue: Any, seconds: float) -> dict[str, int]:
+    try:
+        result: dict[str, int] = queue.get(timeout=seconds + 30)
+    finally:
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    return result
+
+
+# --- a player --------------------------------------------------------------------------------
+
+
+async def player_pings(url: str, seconds: float, every: float = 0.06) -> list[float]:
+    """Round trips (ms) of a player's pings, one every ``every`` seconds."""
+    rtts: list[float] = []
+    async with connect(url, local_addr=PLAYER_ADDRESS) as ws:
+        await ws.send(
+            msgpack.packb({"type": "hello", "id": 1, "name": "p", "version": PROTOCOL_VERSION})
+        )
+        await asyncio.wait_for(ws.recv(), 10)
+        deadline, rid = time.monotonic() + seconds, 1
+        while time.monotonic() < deadline:
+            rid += 1
+            started = time.perf_counter()
+            await ws.send(msgpack.packb({"type": "ping", "id": rid}))
+            while True:
+                reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+                if reply.get("request_id") == rid:
+                    break
+            rtts.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(every)
+    return rtts
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+async def player_hello(url: str) -> str:
+    try:
+        async with connect(url, open_timeout=5, local_addr=PLAYER_ADDRESS) as ws:
+            await ws.send(
+                msgpack.packb({"type": "hello", "id": 1, "name": "p", "version": PROTOCOL_VERSION})
+            )
+            reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))
+            return str(reply.get("type"))
+    except InvalidStatus as exc:
+        return f"refused {exc.response.status_code}"
+    except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake) as exc:
+        return f"failed: {type(exc).__name__}"
+
+
+# --- the three parts ---------------------------------------------------------------------------
+
+
+def part_a(server: Server, seconds: float) -> dict[str, Any]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    before = rss_mb(pid)
+    proc, queue = start_attacker("non_reader", server.url, seconds)
+    samples, deadline = [before], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        samples.append(rss_mb(pid))
+    stats = join_attacker(proc, queue, seconds)
+    return {
+        "seconds": seconds,
+        "rss_mb_before": round(before, 1),
+        "rss_mb_peak": round(max(samples), 1),
+        "rss_mb_end": round(samples[-1], 1),
+        "rss_growth_mb": round(max(samples) - before, 1),
+        "attacker": stats,
+    }
+
+
+async def part_b(server: Server, seconds: float, reconnect: bool) -> dict[str, Any]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    quiet = await player_pings(server.url, 2.0)
+    kind = "garbage_reconnecting" if reconnect else "garbage"
+    proc, queue = start_attacker(kind, server.url, seconds)
+    await asyncio.sleep(1.0)  # the attacker's interpreter starting
+    cpu0, started = cpu_seconds(pid), time.monotonic()
+    pings = asyncio.ensure_future(player_pings(server.url, max(seconds - 2.0, 1.0)))
+    await asyncio.sleep(max(seconds - 2.0, 1.0))  # the CPU is measured over this window
+    cpu, window = cpu_seconds(pid) - cpu0, time.monotonic() - started
+    rtts = await pings
+    stats = await asyncio.to_thread(join_attacker, proc, queue, seconds)
+    return {
+        "seconds": seconds,
+        "reconnecting": reconnect,
+        "attacker": stats,
+        "server_cpu_seconds": round(cpu, 2),
+        "server_cpu_window_seconds": round(window, 2),
+        "ping_ms_quiet": {"p50": quantile(quiet, 0.5), "p99": quantile(quiet, 0.99)},
+        "ping_ms_under_flood": {
+            "p50": quantile(rtts, 0.5),
+            "p99": quantile(rtts, 0.99),
+            "max": round(max(rtts), 2) if rtts else None,
+            "pings": len(rtts),
+        },
+    }
+
+
+async def part_c(server: Server, sockets: int, seconds: float) -> dict[str, Any]:
+    opened: dict[int, float] = {}
+    lifetimes: list[float] = []
+    outcomes = Counter[str]()
+    gate = asyncio.Semaphore(200)
+    stop, all_tried = asyncio.Event(), asyncio.Event()
+    tried = 0
+
+    def attempted() -> None:
+        nonlocal tried
+        tried += 1
+        if tried == sockets:
+            all_tried.set()
+
+    async def one(i: int) -> None:
+        async with gate:
+            try:
+                ws = await connect(server.url, open_timeout=10, close_timeout=0.5)
+            except InvalidStatus as exc:
+                outcomes[f"refused {exc.response.status_code}"] += 1
+                return
+            except (OSError, TimeoutError, InvalidHandshake) as exc:
+                outcomes[f"failed {type(exc).__name__}"] += 1
+                return
+            finally:
+                attempted()
+        outcomes["accepted"] += 1
+        opened[i] = time.monotonic()
+        closed = asyncio.ensure_future(ws.wait_closed())
+        await asyncio.wait(
+            [closed, asyncio.ensure_future(stop.wait())], return_when="FIRST_COMPLETED"
+        )
+        if closed.done():
+            lifetimes.append(time.monotonic() - opened[i])
+            outcomes[f"closed {ws.close_code} {ws.close_reason}"] += 1
+        else:
+            outcomes["still open at the end"] += 1
+            await ws.close()
+
+    started = time.monotonic()
+    tasks = [asyncio.ensure_future(one(i)) for i in range(sockets)]
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(all_tried.wait(), seconds)
+    opening_done = time.monotonic() - started
+    health = await asyncio.to_thread(healthz, server.url)
+    hello = await player_hello(server.url)
+    await asyncio.sleep(max(seconds - (time.monotonic() - started), 0))
+    stop.set()
+    await asyncio.gather(*tasks)
+    return {
+        "sockets": sockets,
+        "watched_seconds": seconds,
+        "outcomes": dict(outcomes),
+        "lifetime_s": {
+            "min": round(min(lifetimes), 2) if lifetimes else None,
+            "median": round(statistics.median(lifetimes), 2) if lifetimes else None,
+            "max": round(max(lifetimes), 2) if lifetimes else None,
+        },
+        "healthz_while_open": {"status": health[0], "seconds": round(health[1], 3)},
+        "player_hello_while_open": hello,
+        "seconds_to_try_all": round(opening_done, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reader-seconds", type=float, default=20.0)
+    p.add_argument("--flood-seconds", type=float, default=10.0)
+    p.add_argument("--sockets", type=int, default=2000)
+    p.add_argument("--silent-seconds", type=float, default=20.0)
+    p.add_argument("--parts", default="abc", help="which parts to run")
+    p.add_argument("--server-args", default="", help="more ddz-server flags")
+    p.add_argument(
+        "--server-nofile", type=int, default=0, help="run the server with this open-file limit"
+    )
+    p.add_argument("--out", help="write the figures here as JSON")
+    args = p.parse_args(argv)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # 2,000 sockets of our own
+    server = Server(args.server_args.split(), args.server_nofile)
+    server.start()
+    results: dict[str, Any] = {}
+    try:
+        if "a" in args.parts:
+            results["a_non_reader"] = part_a(server, args.reader_seconds)
+            print(json.dumps(results["a_non_reader"]), flush=True)
+        if "b" in args.parts:
+            for again in (False, True):
+                name = "b_garbage_flood" + ("_reconnecting" if again else "")
+                results[name] = asyncio.run(part_b(server, args.flood_seconds, again))
+                print(json.dumps(results[name]), flush=True)
+        if "c" in args.parts:
+            results["c_silent_sockets"] = asyncio.run(
+                part_c(server, args.sockets, args.silent_seconds)
+            )
+            print(json.dumps(results["c_silent_sockets"]), flush=True)
+    finally:
+        server.stop()
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Who may open a websocket here: the client's address, and the caps on connections.
+
+The client's address is the TCP peer's, unless the peer is a trusted reverse proxy
+(``--trusted-proxies``, addresses or networks): then the last address of X-Forwarded-For
+(the one that proxy appended: anything before it the client may have written), else its
+X-Real-IP. Caps are checked before the upgrade (``process_request``), so a refusal is a
+plain HTTP answer with a one-line reason: 503 past ``max_connections`` (this process is
+full), 429 past ``max_connections_per_address``. ``/healthz`` and ``/metrics`` are answered
+before the caps are looked at. A connection counts from its admission until its socket is
+gone, whether or not its handshake completed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import resource
+from collections import Counter
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+
+log = logging.getLogger(__name__)
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+#: File descriptors kept for what is not an admitted connection: Redis links, the bot
+#: pool's pipes, log files, /healthz and /metrics, and sockets still in their handshake or
+#: being refused (a flood of them). A quarter of the limit, at least ``FD_RESERVE``: with
+#: 1,024 files and 128 kept, 2,000 connects 200 at a time still ran out (417 got no answer).
+FD_RESERVE = 128
+FD_RESERVE_SHARE = 0.25
+
+
+def parse_proxies(text: str) -> tuple[Network, ...]:
+    """``"10.0.0.1, 172.16.0.0/12"``: the trusted proxies as networks (an address is a /32)."""
+    return tuple(
+        ipaddress.ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip()
+    )
+
+
+def _trusted(peer: str, proxies: tuple[Network, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in network for network in proxies)
+
+
+def client_address(peer: str, headers: Headers, proxies: tuple[Network, ...]) -> str:
+    """The address per-address caps count: the peer's, or the one a trusted proxy names."""
+    if not proxies or not _trusted(peer, proxies):
+        return peer
+    forwarded = ",".join(headers.get_all("X-Forwarded-For")).split(",")
+    named = forwarded[-1].strip() or headers.get("X-Real-IP", "").strip()
+    return named or peer
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A connection refused before its upgrade: the HTTP status, a metric label, a reason."""
+
+    status: HTTPStatus
+    why: str
+    text: str
+
+
+class Admission:
+    """Counts this process's connections, in all and by client address, and refuses those
+    past the caps (0: no cap)."""
+
+    def __init__(self, max_total: int, max_per_address: int, proxies: str = "") -> None:
+        self.max_total = max_total
+        self.max_per_address = max_per_address
+        self.proxies = parse_proxies(proxies)
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+        self._addresses: dict[ServerConnection, str] = {}
+
+    def admit(self, connection: ServerConnection) -> Refusal | None:
+        """Count ``connection`` in, or say why not; it counts until its socket is lost."""
+        peer = connection.remote_address
+        headers = connection.request.headers if connection.request else Headers()
+        address = client_address(str(peer[0]) if peer else "", headers, self.proxies)
+        if 0 < self.max_total <= self.total:
+            text = "server full: too many connections, try again later\n"
+            return Refusal(HTTPStatus.SERVICE_UNAVAILABLE, "total", text)
+        if 0 < self.max_per_address <= self.by_address[address]:
+            text = f"too many connections from your address (at most {self.max_per_address})\n"
+            return Refusal(HTTPStatus.TOO_MANY_REQUESTS, "per_address", text)
+        self.total += 1
+        self.by_address[address] += 1
+        self._addresses[connection] = address
+        connection.connection_lost_waiter.add_done_callback(lambda _: self._release(connection))
+        return None
+
+    def address_of(self, connection: ServerConnection) -> str:
+        """The client address ``connection`` was admitted under."""
+        return self._addresses.get(connection, "")
+
+    def _release(self, connection: ServerConnection) -> None:
+        address = self._addresses.pop(connection, None)
+        if address is None:
+            return
+        self.total -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+
+def connection_cap(wanted: int) -> int:
+    """The most connections this process can hold: ``wanted``, lowered to what the open-file
+    limit leaves after a reserve (its soft limit raised to the hard one first), so that
+    running out of descriptors does not fail /healthz or the players already here."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    if wanted == 0 or soft == resource.RLIM_INFINITY:
+        return wanted
+    room = max(soft - max(FD_RESERVE, int(soft * FD_RESERVE_SHARE)), 1)
+    if wanted > room:
+        log.warning(
+            "--max-connections %d is above what %d open files allow: at most %d",
+            wanted, soft, room,
+        )  # fmt: skip
+        return room
+    return wanted

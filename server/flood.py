@@ -1,0 +1,82 @@
+"""What one connection's frames cost, and when a connection is flooding.
+
+Every frame takes a token from the connection's bucket before it is read at all (decoding
+is work too: a flood of garbage must not be cheaper than a flood of requests). A frame
+refused for want of a token is answered once per burst: the first gets ``rate_limited``,
+the rest nothing until a token comes back. Refused frames (over the rate, or malformed)
+are counted in a fixed window of ``FLOOD_WINDOW`` seconds from the first; ``close_after``
+of them in one window means the connection is flooding, and it is closed (1008).
+"""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+
+#: Seconds in which ``close_after`` refused frames close a connection. With the defaults
+#: (200 refusals, 20 requests a second) a client must be refused 20 times a second on
+#: average, far above what a client with a bug and backoff does.
+FLOOD_WINDOW = 10.0
+
+
+class TokenBucket:
+    """``rate`` requests a second on average, up to ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int, clock: float | None = None) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic() if clock is None else clock
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Verdict(Enum):
+    """What to do with a refused frame."""
+
+    ANSWER = "answer"  # tell the client why
+    SILENT = "silent"  # it was told already: say nothing
+    CLOSE = "close"  # the connection is flooding: close it
+
+
+class FloodGuard:
+    """One connection's bucket and its count of refused frames (``close_after`` 0: never
+    closed for it)."""
+
+    def __init__(self, bucket: TokenBucket, close_after: int, window: float = FLOOD_WINDOW):
+        self.bucket = bucket
+        self.close_after = close_after
+        self.window = window
+        self.refused = 0
+        self.since = 0.0
+        #: The client was told it is over the rate, and has had no token since.
+        self.told = False
+
+    def charge(self, now: float) -> bool:
+        """Take a token for one frame; False: refuse it unread (see ``over_rate``)."""
+        if self.bucket.take(now):
+            self.told = False
+            return True
+        return False
+
+    def over_rate(self, now: float) -> Verdict:
+        """A frame refused for want of a token: answered the first time of a burst."""
+        if self.refuse(now):
+            return Verdict.CLOSE
+        if self.told:
+            return Verdict.SILENT
+        self.told = True
+        return Verdict.ANSWER
+
+    def refuse(self, now: float) -> bool:
+        """Count one refused frame; True when this one makes the connection a flood."""
+        if now - self.since > self.window:
+            self.since, self.refused = now, 0
+        self.refused += 1
+        return 0 < self.close_after <= self.refused
