@@ -27,6 +27,7 @@ from server.hub import Connection, TokenBucket
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
+from server.web import serve as web
 
 log = logging.getLogger(__name__)
 #: websockets itself closes a connection whose frame is above this; below it, frames larger
@@ -50,7 +51,7 @@ def _http(app: App) -> Callable[[ServerConnection, Request], Awaitable[Response 
                 [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
             )
             return Response(HTTPStatus.OK, "OK", headers, body)
-        return None
+        return web.answer(request)  # the browser table: GET / and its assets, else 404
 
     return answer
 
