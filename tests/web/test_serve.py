@@ -5,7 +5,6 @@ All over a real server process."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import http.client
 import re
@@ -13,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from websockets.asyncio.client import connect
+from websockets.sync.client import connect
 
 from protocol.codec import decode_server, encode
 from protocol.messages import PROTOCOL_VERSION, Hello, Welcome
@@ -157,14 +156,10 @@ def test_health_and_metrics_are_still_answered(server: WebServer) -> None:
 
 
 def test_the_websocket_still_answers_at_the_same_address(server: WebServer) -> None:
-    async def hello() -> Welcome:
-        async with connect(f"ws://127.0.0.1:{server.port}/") as ws:
-            await ws.send(encode(Hello(name="web", version=PROTOCOL_VERSION)))
-            reply = decode_server(await ws.recv())
-            assert isinstance(reply, Welcome)
-            return reply
-
-    assert asyncio.run(hello()).name == "web"
+    with connect(f"ws://127.0.0.1:{server.port}/") as ws:
+        ws.send(encode(Hello(name="web", version=PROTOCOL_VERSION)))
+        reply = decode_server(ws.recv(timeout=5))
+    assert isinstance(reply, Welcome) and reply.name == "web"
 
 
 @pytest.mark.parametrize(

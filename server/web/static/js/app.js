@@ -81,6 +81,8 @@ const ui = {
   /** @type {{code: string, watch: boolean} | null} a join or watch link to act on */
   pending: null,
   leaveArmed: false,
+  /** @type {number | null} ms after the page began loading that it was first usable */
+  usableAt: null,
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   toastTimer: undefined,
 };
@@ -117,6 +119,7 @@ function react(/** @type {any} */ before, /** @type {{type: string, [k: string]:
     ui.busy = null;
   }
   if (msg.type === "welcome") {
+    if (ui.usableAt === null) ui.usableAt = performance.now();
     if (!msg.room) actOnLink();
     listRooms();
   }
@@ -656,7 +659,7 @@ function tick() {
       continue;
     }
     const s = Math.ceil(left);
-    el.textContent = `⏱ ${s}`;
+    el.textContent = `${s} s`;
     el.setAttribute("aria-label", t("turn_countdown", { s }));
     el.classList.toggle("urgent", s <= 5);
   }
@@ -943,4 +946,6 @@ applyLanguage();
 render();
 conn.start();
 // for tests and the curious: the page's state, read only
-Object.defineProperty(window, "ddz", { value: Object.freeze({ state: () => state }) });
+Object.defineProperty(window, "ddz", {
+  value: Object.freeze({ state: () => state, usableAt: () => ui.usableAt }),
+});
