@@ -130,7 +130,6 @@ function react(/** @type {any} */ before, /** @type {{type: string, [k: string]:
   if (msg.type === "played" && msg.seat !== mySeat(state)) {
     announce(`${seatName(msg.seat)}: ${kindName(ui.t, ui.lang, msg.kind)}`);
   }
-  if (msg.type === "deal_void") toast(ui.t("void_deal"));
   if ((msg.type === "left" || msg.type === "room_closed") && !state.room) listRooms();
   if (state.notice && state.notice !== before.notice) {
     toast(ui.t(state.notice));
