@@ -36,7 +36,7 @@ def test_languages_queue_rooms_and_the_card_counter(
     shoot(host, "waiting-room-desktop")
     lobby, _ = open_page(server.url, phone=True)
     wait_until(lambda: code in lobby.inner_text("#rooms"), what="the room in the list")
-    lobby.tap(f"#rooms button[data-code={code}]")
+    lobby.tap(f'#rooms button[data-code="{code}"]')
     lobby.wait_for_selector("#waiting:not([hidden])")
     assert state(lobby)["room"]["your_seat"] is None
     lobby.click("#leave")
