@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.web.browser import WebServer, shoot, wait_until
+from tests.web.browser import Frames, WebServer, shoot, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import shown, state
 
@@ -137,6 +137,14 @@ def strip_points(page: Any, first: int, count: int) -> list[tuple[float, float]]
     return [tuple(b) for b in boxes[first : first + count]]
 
 
+def back_to_me(frames: Frames) -> bool:
+    """I have played, and it is my turn again (the others played or passed)."""
+    mine = [i for i, m in enumerate(frames.messages) if m["type"] == "played" and m["seat"] == 0]
+    return bool(mine) and any(
+        m["type"] == "turn" and m["seat"] == 0 for m in frames.messages[mine[0] :]
+    )
+
+
 def test_swipes_pick_and_unpick_and_a_reload_resumes(
     web_server: StartServer, open_page: OpenPage
 ) -> None:
@@ -165,9 +173,7 @@ def test_swipes_pick_and_unpick_and_a_reload_resumes(
         # a reload in the middle of the deal: the same seat, the same hand
         page.tap("#hint")
         page.tap("#play")
-        wait_until(
-            lambda frames=frames: len(frames.of_type("played")) >= 3, what="plays", page=page
-        )
+        wait_until(lambda frames=frames: back_to_me(frames), what="my next turn", page=page)
         before = state(page)["room"]["table"]["hand"]
         code = state(page)["room"]["code"]
         page.reload()

@@ -61,7 +61,7 @@ def test_languages_queue_rooms_and_the_card_counter(
     page.wait_for_selector("#bid-buttons:not([hidden])")
     assert not shown(page, "#counter")
     page.check("#counter-toggle")
-    assert shown(page, "#counter")
+    page.wait_for_selector("#counter:not([hidden])")
     counts = page.eval_on_selector_all("#counter-list li .n", "els => els.map(e => +e.textContent)")
     hand = state(page)["room"]["table"]["hand"]
     assert len(counts) == 15 and sum(counts) == 54 - len(hand)

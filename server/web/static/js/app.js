@@ -743,7 +743,7 @@ function wire() {
   counter.addEventListener("change", () => {
     prefs.counter = counter.checked;
     savePrefs();
-    scheduleRender();
+    renderNow();
   });
   $("name-form").addEventListener("submit", (e) => {
     e.preventDefault();
