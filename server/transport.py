@@ -37,6 +37,7 @@ from server.reading import PacedConnection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
+from server.web import serve as web
 
 log = logging.getLogger(__name__)
 #: websockets itself closes a connection whose frame is above this; below it, frames larger
@@ -63,6 +64,9 @@ def _http(
                 [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
             )
             return Response(HTTPStatus.OK, "OK", headers, body)
+        page = web.answer(request)  # the browser table: GET / and its assets, else 404
+        if page is not None:
+            return page
         if not app.accepting:  # starting: nothing yet to hear from other processes
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
         refusal = admission.admit(connection)

@@ -1,0 +1,209 @@
+// The page's websocket to its own server: hello with the session token kept in this
+// browser, request ids, reconnecting with backoff, and a ping that finds a dead link.
+//
+// The socket's comings and goings reach the page as messages of their own, for the
+// reducer: `_open`, `_closed` (a live link dropped: reconnecting), `_down` (the server
+// cannot be reached; `retryIn` seconds to the next try) and `_outdated` (the server speaks
+// another protocol version: the page must be reloaded).
+
+import { decode, encode, PROTOCOL_VERSION, ProtocolError } from "./codec.js";
+
+/** Seconds between tries at reaching the server, then the last one again and again. */
+export const BACKOFF = Object.freeze([0.5, 1, 2, 4, 8, 15]);
+/** Seconds between pings, and how long a ping may go unanswered before the link is
+ * taken for dead. */
+const PING_EVERY = 15;
+const PING_WAIT = 10;
+/** Names are 1..24 characters (code points) on the server. */
+export const NAME_MAX = 24;
+
+/**
+ * A name the server accepts: trimmed, at most 24 code points, never empty.
+ * @param {string} name
+ */
+export function cleanName(name) {
+  const trimmed = Array.from(String(name ?? "").trim()).slice(0, NAME_MAX).join("");
+  return trimmed || "player";
+}
+
+/**
+ * The delay before try number `attempt` (0, 1, ...), with up to a fifth of it added at
+ * random so that many pages do not all come back in the same instant.
+ * @param {number} attempt
+ * @param {() => number} [random]
+ */
+export function backoff(attempt, random = Math.random) {
+  const base = BACKOFF[Math.min(attempt, BACKOFF.length - 1)];
+  return base * (1 + random() / 5);
+}
+
+export class Connection {
+  /**
+   * @param {{
+   *   url: string,
+   *   name: () => string,
+   *   storage: Storage,
+   *   tokenKey: string,
+   *   onMessage: (msg: {type: string, [k: string]: any}) => void,
+   * }} options
+   */
+  constructor(options) {
+    this.options = options;
+    /** @type {WebSocket | null} */
+    this.ws = null;
+    this.nextId = 1;
+    this.attempt = 0;
+    this.welcomed = false;
+    this.stopped = false;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.retryTimer = null;
+    /** @type {ReturnType<typeof setInterval> | null} */
+    this.pingTimer = null;
+    this.lastHeard = 0;
+    this.helloId = 0;
+    this.quickRetry = false;
+  }
+
+  /** The session token of this browser for this server, if any. */
+  get token() {
+    return this.options.storage.getItem(this.options.tokenKey);
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  open() {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    let ws;
+    try {
+      ws = new WebSocket(this.options.url);
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => {
+      this.lastHeard = performance.now();
+      this.helloId = this.nextId++;
+      const hello = {
+        type: "hello",
+        id: this.helloId,
+        name: cleanName(this.options.name()),
+        version: PROTOCOL_VERSION,
+        token: this.token ?? undefined,
+      };
+      ws.send(encode(hello));
+    };
+    ws.onmessage = (event) => {
+      this.lastHeard = performance.now();
+      let msg;
+      try {
+        msg = decode(event.data);
+      } catch (err) {
+        if (err instanceof ProtocolError) return; // the page trusts its server; skip it
+        throw err;
+      }
+      this.received(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.stopPing();
+      const wasLive = this.welcomed;
+      this.welcomed = false;
+      if (this.stopped) return;
+      if (this.quickRetry) {
+        this.quickRetry = false;
+        this.open();
+      } else if (wasLive) {
+        this.attempt = 0;
+        this.options.onMessage({ type: "_closed" });
+        this.retryTimer = setTimeout(() => this.open(), 300);
+      } else {
+        this.scheduleRetry();
+      }
+    };
+  }
+
+  /** @param {{type: string, [k: string]: any}} msg */
+  received(msg) {
+    if (msg.type === "welcome") {
+      this.welcomed = true;
+      this.attempt = 0;
+      this.options.storage.setItem(this.options.tokenKey, msg.token);
+      this.nextId = Math.max(this.nextId, msg.last_request_id + 1);
+      this.startPing();
+      this.options.onMessage({ type: "_open" });
+    } else if (msg.type === "error" && !this.welcomed && msg.request_id === this.helloId) {
+      if (msg.code === "bad_token") {
+        // an expired session: forget it and say hello afresh
+        this.options.storage.removeItem(this.options.tokenKey);
+        this.options.onMessage(msg);
+        this.quickRetry = true;
+        this.ws?.close();
+        return;
+      }
+      if (msg.code === "version_mismatch") {
+        this.stopped = true;
+        this.options.onMessage({ type: "_outdated" });
+        this.ws?.close();
+        return;
+      }
+    }
+    this.options.onMessage(msg);
+  }
+
+  scheduleRetry() {
+    const delay = backoff(this.attempt);
+    this.attempt += 1;
+    this.options.onMessage({ type: "_down", retryIn: Math.ceil(delay) });
+    this.retryTimer = setTimeout(() => this.open(), delay * 1000);
+  }
+
+  /** Try again at once (the person pressed Retry, or the browser came back online). */
+  retryNow() {
+    if (this.ws === null && !this.stopped) this.open();
+  }
+
+  /** Close and say hello again: a new session (after a change of name). */
+  restart() {
+    this.options.storage.removeItem(this.options.tokenKey);
+    const ws = this.ws;
+    this.quickRetry = true;
+    if (ws) ws.close();
+    else this.open();
+  }
+
+  startPing() {
+    this.stopPing();
+    this.pingTimer = setInterval(() => {
+      const quiet = (performance.now() - this.lastHeard) / 1000;
+      if (quiet > PING_EVERY + PING_WAIT) {
+        this.ws?.close(); // no answer: the link is dead
+        return;
+      }
+      if (quiet > PING_EVERY) this.send({ type: "ping" });
+    }, 5000);
+  }
+
+  stopPing() {
+    if (this.pingTimer !== null) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  /**
+   * Send a request with the next id; null when there is no live session to send it on.
+   * @param {{type: string, [k: string]: any}} msg
+   */
+  send(msg) {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.welcomed) return null;
+    const id = this.nextId++;
+    ws.send(encode({ ...msg, id }));
+    return id;
+  }
+}

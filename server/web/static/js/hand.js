@@ -1,0 +1,230 @@
+// Cards on screen: one card's element, and the hand, a multi-select listbox you pick from
+// by tap, swipe (pointer events: mouse, pen and touch alike) or keyboard (roving tabindex:
+// Tab to the hand, left/right to move, Enter or Space to pick), as WAI-ARIA's listbox.
+
+import { cardRank, cardSuit } from "./rules.js";
+import { cardName } from "./i18n.js";
+
+const FACE = Object.freeze({
+  3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
+  11: "J", 12: "Q", 13: "K", 14: "A", 15: "2",
+});
+
+/**
+ * Fill an element with a card's face: its rank and suit, red for hearts, diamonds and the
+ * big joker, and its spoken name as the accessible name.
+ * @param {HTMLElement} el
+ * @param {number} id card id 0..53
+ * @param {(key: string, params?: Record<string, string | number>) => string} t
+ */
+function paint(el, id, t) {
+  const suit = cardSuit(id);
+  const red = suit === "♥" || suit === "♦" || id === 53;
+  el.className = `card${red ? " red" : ""}${id >= 52 ? " joker" : ""}`;
+  el.dataset.card = String(id);
+  el.setAttribute("aria-label", cardName(t, id));
+  el.replaceChildren();
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.textContent = id >= 52 ? "JOKER" : FACE[/** @type {keyof typeof FACE} */ (cardRank(id))];
+  const pip = document.createElement("span");
+  pip.className = "suit";
+  pip.textContent = suit ?? (id === 53 ? "★" : "☆");
+  pip.setAttribute("aria-hidden", "true");
+  rank.setAttribute("aria-hidden", "true");
+  el.append(rank, pip);
+}
+
+/**
+ * A face-up card that is only shown (plays, the kitty, the summary).
+ * @param {number} id
+ * @param {(key: string, params?: Record<string, string | number>) => string} t
+ */
+export function cardElement(id, t) {
+  const el = document.createElement("span");
+  paint(el, id, t);
+  el.setAttribute("role", "img");
+  return el;
+}
+
+/**
+ * A row of face-up cards in a container (replacing what it held).
+ * @param {HTMLElement} box
+ * @param {number[]} ids
+ * @param {(key: string, params?: Record<string, string | number>) => string} t
+ */
+export function showCards(box, ids, t) {
+  box.replaceChildren(...[...ids].sort((a, b) => a - b).map((id) => cardElement(id, t)));
+}
+
+export class Hand {
+  /**
+   * @param {HTMLElement} el the listbox
+   * @param {(selected: Set<number>) => void} onChange called after every pick or unpick
+   */
+  constructor(el, onChange) {
+    this.el = el;
+    this.onChange = onChange;
+    /** @type {number[]} */
+    this.cards = [];
+    /** @type {Set<number>} */
+    this.selected = new Set();
+    this.focus = 0;
+    this.enabled = false;
+    /** @type {null | "pick" | "unpick"} */
+    this.swipe = null;
+    /** @type {Map<number, HTMLElement>} */
+    this.nodes = new Map();
+    /** @type {(key: string, params?: Record<string, string | number>) => string} */
+    this.t = (k) => k;
+    el.addEventListener("pointerdown", (e) => this.down(e));
+    el.addEventListener("pointermove", (e) => this.move(e));
+    for (const type of ["pointerup", "pointercancel", "lostpointercapture"]) {
+      el.addEventListener(type, () => {
+        this.swipe = null;
+      });
+    }
+    el.addEventListener("keydown", (e) => this.key(e));
+  }
+
+  /** @param {EventTarget | null} target */
+  cardAt(target) {
+    const node = target instanceof Element ? target.closest(".card") : null;
+    if (!node || !this.el.contains(node)) return null;
+    return Number(/** @type {HTMLElement} */ (node).dataset.card);
+  }
+
+  /** @param {PointerEvent} e */
+  down(e) {
+    if (!this.enabled || e.button > 0) return;
+    const id = this.cardAt(e.target);
+    if (id === null) return;
+    e.preventDefault();
+    // A swipe that starts on a picked card unpicks; else it picks.
+    this.swipe = this.selected.has(id) ? "unpick" : "pick";
+    this.focus = this.cards.indexOf(id);
+    this.el.setPointerCapture?.(e.pointerId);
+    this.apply(id);
+  }
+
+  /** @param {PointerEvent} e */
+  move(e) {
+    if (this.swipe === null) return;
+    const id = this.cardAt(document.elementFromPoint(e.clientX, e.clientY));
+    if (id !== null) this.apply(id);
+  }
+
+  /** @param {number} id */
+  apply(id) {
+    const had = this.selected.has(id);
+    if (this.swipe === "pick" && !had) this.selected.add(id);
+    else if (this.swipe === "unpick" && had) this.selected.delete(id);
+    else return;
+    this.paintSelection();
+    this.onChange(this.selected);
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    if (!this.cards.length) return;
+    let focus = this.focus;
+    if (e.key === "ArrowLeft" || e.key === "ArrowUp") focus -= 1;
+    else if (e.key === "ArrowRight" || e.key === "ArrowDown") focus += 1;
+    else if (e.key === "Home") focus = 0;
+    else if (e.key === "End") focus = this.cards.length - 1;
+    else if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
+      e.preventDefault();
+      if (!this.enabled) return;
+      this.toggle(this.cards[this.focus]);
+      return;
+    } else return;
+    e.preventDefault();
+    this.focus = Math.max(0, Math.min(this.cards.length - 1, focus));
+    this.paintFocus(true);
+  }
+
+  /** @param {number} id */
+  toggle(id) {
+    if (this.selected.has(id)) this.selected.delete(id);
+    else this.selected.add(id);
+    this.paintSelection();
+    this.onChange(this.selected);
+  }
+
+  /**
+   * Pick exactly these cards (a hint), or none.
+   * @param {Iterable<number>} ids
+   */
+  pick(ids) {
+    this.selected = new Set(ids);
+    this.paintSelection();
+    this.onChange(this.selected);
+  }
+
+  /**
+   * Show these cards (sorted), keeping the picks and the focus on cards still held.
+   * @param {number[]} cards
+   * @param {boolean} enabled whether picking is possible now
+   * @param {(key: string, params?: Record<string, string | number>) => string} t
+   */
+  set(cards, enabled, t) {
+    const relabel = t !== this.t;
+    this.t = t;
+    this.enabled = enabled;
+    this.el.setAttribute("aria-disabled", String(!enabled));
+    const same =
+      cards.length === this.cards.length && cards.every((c, i) => c === this.cards[i]);
+    if (!same) {
+      const focused = this.cards[this.focus];
+      const held = new Set(cards);
+      for (const id of [...this.selected]) if (!held.has(id)) this.selected.delete(id);
+      /** @type {HTMLElement[]} */
+      const nodes = [];
+      const next = new Map();
+      for (const id of cards) {
+        let node = this.nodes.get(id);
+        if (!node) {
+          node = document.createElement("div");
+          paint(node, id, t);
+          node.setAttribute("role", "option");
+        }
+        next.set(id, node);
+        nodes.push(node);
+      }
+      this.nodes = next;
+      this.el.replaceChildren(...nodes);
+      this.el.style.setProperty("--n", String(cards.length));
+      const keep = cards.indexOf(focused);
+      this.cards = [...cards];
+      this.focus = keep >= 0 ? keep : Math.min(this.focus, Math.max(0, cards.length - 1));
+    } else if (relabel) {
+      for (const [id, node] of this.nodes) node.setAttribute("aria-label", cardName(t, id));
+    }
+    this.paintSelection();
+    this.paintFocus(false);
+  }
+
+  paintSelection() {
+    for (const [id, node] of this.nodes) {
+      const on = this.selected.has(id);
+      node.classList.toggle("picked", on);
+      node.setAttribute("aria-selected", String(on));
+    }
+  }
+
+  /** @param {boolean} move whether to move the keyboard focus there */
+  paintFocus(move) {
+    this.cards.forEach((id, i) => {
+      const node = /** @type {HTMLElement} */ (this.nodes.get(id));
+      node.tabIndex = i === this.focus ? 0 : -1;
+      if (move && i === this.focus) node.focus();
+    });
+  }
+
+  clear() {
+    if (this.selected.size === 0) return;
+    this.selected.clear();
+    this.paintSelection();
+    this.onChange(this.selected);
+  }
+}

@@ -1,0 +1,97 @@
+"""Fixtures of the browser tests: Debian's Chromium (one per test run), real ddz-servers,
+and fresh browser contexts whose pages record what they receive."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.browser import (
+    CHROMIUM_ARGS,
+    DESKTOP,
+    PHONE,
+    Frames,
+    WebServer,
+    ensure_chromium,
+    record_frames,
+)
+
+#: The page has said hello and been welcomed (a function, not a string: the page's CSP
+#: forbids eval, which Playwright uses for a string predicate).
+OPEN = "() => window.ddz && window.ddz.state().conn === 'open'"
+StartServer = Callable[..., WebServer]
+OpenPage = Callable[..., tuple[Any, Frames]]
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium per test module (each test gets contexts of its own in it).
+    Module, not session: Playwright's sync API holds an event loop while it runs, which
+    asyncio tests after it must not find; the driver and the browser end with the module."""
+    path = ensure_chromium()
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(
+            executable_path=path, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture
+def web_server(redis_url: str, tmp_path: Path) -> Iterator[StartServer]:
+    """Start ddz-servers with the given extra flags; all are stopped after the test."""
+    servers: list[WebServer] = []
+
+    def start(*extra: str) -> WebServer:
+        server = WebServer(redis_url, tmp_path / f"server-{len(servers)}.log", extra)
+        servers.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture
+def open_page(chromium: Any) -> Iterator[OpenPage]:
+    """Open a URL in a fresh context (its own profile): ``phone=True`` for 390x844 with
+    touch, else 1280x800 with a mouse. Returns the page and the frames it receives.
+    A JavaScript error on any page fails the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_(url: str, phone: bool = False, locale: str = "en-US") -> tuple[Any, Frames]:
+        context = chromium.new_context(
+            viewport=PHONE if phone else DESKTOP,
+            has_touch=phone,
+            is_mobile=phone,
+            device_scale_factor=1,
+            locale=locale,
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        frames = record_frames(page)
+        page.goto(url)
+        page.wait_for_function(OPEN)
+        return page, frames
+
+    try:
+        yield open_
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"

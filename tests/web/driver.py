@@ -1,0 +1,183 @@
+"""Playing the browser table as a person does: clicks on what is on screen.
+
+``act(page)`` takes the one action the screen offers (Ready, a bid, Hint then Play, or
+Pass), by real mouse clicks (touch taps on a phone page); it reads the page's state only to
+know whether a click is worth trying. ``hidden_cards`` and ``dom_cards`` are what the
+hidden-card tests check: every card a page received or shows must be its own or public.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from tests.web.browser import Frames
+
+RANK_WORDS = [
+    "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "jack", "queen", "king", "ace", "two",
+]  # fmt: skip
+SUIT_WORDS = ["spades", "hearts", "clubs", "diamonds"]
+CARD_NAME = re.compile(
+    r"\b(small joker|big joker|("
+    + "|".join(RANK_WORDS)
+    + r") of ("
+    + "|".join(SUIT_WORDS)
+    + r"))\b",
+    re.IGNORECASE,
+)
+
+
+def state(page: Any) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("window.ddz.state()")
+    return result
+
+
+def shown(page: Any, selector: str) -> bool:
+    return bool(page.is_visible(selector))
+
+
+def is_phone(page: Any) -> bool:
+    """Phone-sized pages are the touch ones in these tests (conftest.open_page)."""
+    size = page.viewport_size
+    return bool(size and size["width"] < 600)
+
+
+def click(page: Any, selector: str) -> bool:
+    """Click (tap on a touch page) if the element is there and enabled; False if not."""
+    el = page.query_selector(selector)
+    if el is None or not el.is_visible() or not el.is_enabled():
+        return False
+    try:
+        if is_phone(page):
+            el.tap(timeout=2000)
+        else:
+            el.click(timeout=2000)
+    except Exception:  # the screen moved on between the look and the click
+        return False
+    return True
+
+
+def act(page: Any, rng: random.Random, bid: str | None = None, pass_rate: float = 0.2) -> str:
+    """Take one action if the screen offers one; what was done, ``over``, or ``""``."""
+    if shown(page, "#result"):
+        return "over"
+    if shown(page, "#summary"):
+        return "ready" if click(page, "#summary-ready") else ""
+    if shown(page, "#bid-buttons"):
+        choices = [b for b in ("#bid-0", "#bid-1", "#bid-2", "#bid-3") if page.is_enabled(b)]
+        if not choices:
+            return ""
+        choice = bid if bid in choices else rng.choice(choices)
+        return "bid" if click(page, choice) else ""
+    if shown(page, "#play-buttons") and page.is_enabled("#hint"):
+        if page.is_enabled("#pass") and rng.random() < pass_rate:
+            return "pass" if click(page, "#pass") else ""
+        if not click(page, "#hint"):
+            return ""
+        if page.is_enabled("#play"):
+            return "play" if click(page, "#play") else ""
+        return "pass" if click(page, "#pass") else ""
+    return ""
+
+
+# --- hidden cards -----------------------------------------------------------------------
+
+
+def cards_in(message: dict[str, Any]) -> set[int]:
+    """Every card id a server message holds."""
+    kind = message.get("type")
+    if kind == "deal_started":
+        return set(message.get("hand") or [])
+    if kind == "landlord":
+        return set(message["kitty"])
+    if kind == "played":
+        return set(message["cards"])
+    if kind == "deal_end":
+        return {c for hand in message["hands"] for c in hand}
+    if kind == "snapshot" and message["room"]["table"]:
+        table = message["room"]["table"]
+        cards = set(table.get("hand") or []) | set(table.get("kitty") or [])
+        for play in table["plays"]:
+            cards |= set(play["cards"])
+        if table.get("last_play"):
+            cards |= set(table["last_play"]["cards"])
+        if table.get("last_deal"):
+            cards |= {c for hand in table["last_deal"]["hands"] for c in hand}
+        return cards
+    return set()
+
+
+class Knowledge:
+    """What one viewer may know, followed frame by frame: its own hand as dealt and every
+    card made public (the kitty once shown, every play, every hand at a deal's end)."""
+
+    def __init__(self) -> None:
+        self.own: set[int] = set()
+        self.public: set[int] = set()
+        self.dealt: list[set[int]] = []  # each deal's own hand as dealt
+
+    def see(self, message: dict[str, Any]) -> set[int]:
+        """Take in a frame; return the cards in it this viewer may not know."""
+        kind = message.get("type")
+        cards = cards_in(message)
+        if kind == "deal_started":
+            self.own = set(message.get("hand") or [])
+            self.dealt.append(set(self.own))
+            self.public = set()
+        elif kind == "snapshot" and message["room"]["table"]:
+            table = message["room"]["table"]
+            self.own |= set(table.get("hand") or [])
+            self.public |= set(table.get("kitty") or [])
+            for play in table["plays"]:
+                self.public |= set(play["cards"])
+            if table.get("last_deal") and table["phase"] != "playing":
+                self.public |= {c for h in table["last_deal"]["hands"] for c in h}
+        elif kind in ("landlord", "played", "deal_end"):
+            self.public |= cards
+        return cards - self.own - self.public
+
+
+def hidden_cards(frames: Frames) -> set[int]:
+    """Cards a page received that were not its own nor public when they came."""
+    knowledge = Knowledge()
+    leaked: set[int] = set()
+    for message in frames.messages:
+        leaked |= knowledge.see(message)
+    return leaked
+
+
+def allowed_now(frames: Frames) -> set[int]:
+    knowledge = Knowledge()
+    for message in list(frames.messages):
+        knowledge.see(message)
+    return knowledge.own | knowledge.public
+
+
+def card_id(name: str) -> int:
+    name = name.lower()
+    if name == "small joker":
+        return 52
+    if name == "big joker":
+        return 53
+    rank, _, suit = name.partition(" of ")
+    return RANK_WORDS.index(rank) * 4 + SUIT_WORDS.index(suit)
+
+
+def dom_cards(page: Any) -> set[int]:
+    """Every card the page's DOM holds: as ``data-card``, or named in its text or in an
+    accessible name (English)."""
+    found: dict[str, Any] = page.evaluate(
+        """() => ({
+            ids: [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
+            text: document.body.innerText + ' ' + document.body.textContent,
+            labels: [...document.querySelectorAll('[aria-label],[title],[alt]')]
+                .map(e => [e.getAttribute('aria-label'), e.getAttribute('title'),
+                           e.getAttribute('alt')].join(' ')),
+        })"""
+    )
+    cards = {int(i) for i in found["ids"]}
+    for text in [found["text"], *found["labels"]]:
+        cards |= {card_id(m.group(1)) for m in CARD_NAME.finditer(text)}
+    return cards

@@ -1,0 +1,10 @@
+"""The browser table's reducer, words and socket helpers (state.js, i18n.js, conn.js),
+under node's test runner: ``state.test.mjs``."""
+
+from __future__ import annotations
+
+from tests.web.node import HERE, run_node
+
+
+def test_state_reducer_words_and_socket_helpers() -> None:
+    run_node(["--test", str(HERE / "state.test.mjs")])
