@@ -157,11 +157,13 @@ function send(msg, action = false) {
 
 // --- links: /#/join/CODE and /#/watch/CODE ----------------------------------------------
 
-const CODE_RE = /^[A-Za-z0-9]{1,16}$/;
+// A room code as the server takes it (protocol RoomCode): letters and digits, a private
+// room's long code in dash-joined groups (K7P2Q-M4XTR).
+const CODE_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,22}[A-Za-z0-9])?$/;
 
 function readLink() {
-  const m = location.hash.match(/^#\/(join|watch)\/([A-Za-z0-9]{1,16})$/);
-  ui.pending = m ? { code: m[2].toUpperCase(), watch: m[1] === "watch" } : null;
+  const m = location.hash.match(/^#\/(join|watch)\/([A-Za-z0-9-]{1,24})$/);
+  ui.pending = m && CODE_RE.test(m[2]) ? { code: m[2].toUpperCase(), watch: m[1] === "watch" } : null;
 }
 
 /** After hello, outside any room: a join link joins at once when this browser has a
@@ -804,7 +806,7 @@ function wire() {
   });
   input("code").addEventListener("input", () => {
     const el = input("code");
-    const clean = el.value.replace(/[^A-Za-z0-9]/g, "").toUpperCase().slice(0, 16);
+    const clean = el.value.replace(/[^A-Za-z0-9-]/g, "").toUpperCase().slice(0, 24);
     if (clean !== el.value) el.value = clean;
   });
   $("rooms").addEventListener("click", (e) => {

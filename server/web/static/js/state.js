@@ -7,7 +7,7 @@
 // the table shows (seat order, the current trick, the card counter, whose turn) and what a
 // pick of cards would be (legality, hints). No DOM and no socket here: node tests drive it.
 
-import { cardRank, classify, beats, legalPlays, RANKS } from "./rules.js";
+import { cardRank, classify, beats, hintPlays, RANKS } from "./rules.js";
 
 export const SEATS = 3;
 
@@ -529,8 +529,9 @@ export function verdict(s, picked) {
 }
 
 /**
- * What Hint cycles through on my turn: the legal plays that beat the table, smallest
- * first (bombs, then the rocket, last), then pass when I may pass (null).
+ * What Hint cycles through on my turn: the legal plays that beat the table in the order of
+ * `hintPlays` (those keeping bombs, the rocket and chains whole first, as the terminal
+ * client's hint), then pass when I may pass (null).
  * @param {State} s
  * @returns {({cards: number[], kind: string} | null)[]}
  */
@@ -538,7 +539,7 @@ export function hintOptions(s) {
   const turn = myTurn(s);
   if (!turn || turn.action !== "play") return [];
   /** @type {({cards: number[], kind: string} | null)[]} */
-  const options = legalPlays(myHand(s).map(cardRank), toBeat(s));
+  const options = hintPlays(myHand(s).map(cardRank), toBeat(s));
   if (turn.may_pass) options.push(null);
   return options;
 }
