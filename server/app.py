@@ -67,7 +67,7 @@ from server.metrics import Metrics
 from server.player_lock import PlayerLocks
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
-from server.rooms.room import Clocks, Room, RoomError, Seat
+from server.rooms.room import Clocks, Room, RoomError
 from server.routing import RoomOp
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
@@ -592,9 +592,7 @@ class App:
                 bot_speed=request.speed,
             )  # fmt: skip
             for seat in (1, 2):
-                room.seats[seat] = Seat(
-                    kind="bot", name=f"{request.level} bot {seat}", level=request.level, ready=True
-                )
+                room.place_bot(seat, request.level)
             room.start_match(self.clock(), self.rng, first_bidder=0)
             return room
 
