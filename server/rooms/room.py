@@ -236,13 +236,13 @@ class Room:
         for i, s in enumerate(old.seats):
             if s.kind == "bot":
                 seats.append(Seat(kind="bot", name=s.name, level=s.level, ready=True))
-            elif s.kind == "person" and s.left and old.mode != "private":
-                seats.append(Seat())
-                bots.append(i)
             elif s.kind == "person" and s.player_id == asker:
                 seats.append(
                     Seat(kind="person", player_id=asker, name=s.name, connected=True, ready=True)
                 )
+            elif s.kind == "person" and s.left and old.mode != "private":
+                seats.append(Seat())
+                bots.append(i)
             elif s.kind == "person" and not s.left:
                 seats.append(Seat(kind="person", player_id=s.player_id, name=s.name, held=True))
             else:
