@@ -328,6 +328,11 @@ class Room:
             s.player_id for s in self.seats if s.kind == "person" and s.player_id and not s.held
         ]
 
+    def seat_label(self, seat: int) -> str:
+        """A seat as people read it: its name and its number as clients show it (S1..S3)."""
+        name = self.seats[seat].name
+        return f"{name} (S{seat + 1})" if name else f"S{seat + 1}"
+
     def name_for(self, seat: int, name: str) -> str:
         """``name`` made unique among the other seats' names."""
         taken = [s.name for i, s in enumerate(self.seats) if i != seat and s.name]
@@ -494,8 +499,10 @@ class Room:
             raise RoomError(ErrorCode.WRONG_PHASE, "this is not the time to play cards")
         if isinstance(request, BidRequest) and match.phase != "bidding":
             raise RoomError(ErrorCode.WRONG_PHASE, "the bidding is over")
-        if match.turn != seat:
-            raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is seat {match.turn}'s turn")
+        turn = match.turn
+        if turn != seat:
+            whose = "nobody" if turn is None else self.seat_label(turn)
+            raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is {whose}'s turn")
         if not isinstance(actor, BotActor) and seat in self.bot_seats():
             raise RoomError(ErrorCode.NOT_ALLOWED, "a bot holds your seat: send resume first")
         if request.version is not None and request.version != match.version:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import random
 from typing import Any
 
 import msgpack
@@ -36,6 +37,7 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     Left,
+    ReadyRequest,
     Rematch,
     RematchAsked,
     ReplayData,
@@ -47,7 +49,11 @@ from protocol.messages import (
     Watch,
 )
 from server.replay import SEAT_NAMES, describe
-from server.rooms.room import CHAT_PER_MINUTE
+from server.rooms.room import CHAT_PER_MINUTE, Clocks, Room
+from server.store.redis_store import pack
+from tests.redis_server import unique_prefix
+from tests.server.rooms.test_room import NOW
+from tests.server.rooms.test_room_social import finish
 from tests.server.test_e2e import check_no_leaks, dealt_hands
 from tests.server.wire import AutoSeat, WireClient, running_server, wire_client
 
@@ -282,3 +288,64 @@ async def test_a_practice_rematch_starts_at_once_with_the_same_bots(redis_url: s
             busy = await answer(ann, Rematch(code=first.code), Snapshot)
             assert isinstance(busy, Error) and busy.code == ErrorCode.ALREADY_SEATED
             assert not [m for m in ann.received if isinstance(m, SeatsChanged) and m.watchers]
+
+
+async def store_finished(store: Any, room: Room) -> None:
+    """Keep ``room`` (closed, its match played out) as its process would have."""
+    assert room.closed == "match_over"
+    data = pack(room.to_data())
+    await store.save_room(room.code, -1, room.version, data, room.take_journal(), closed=True)
+
+
+async def test_a_rematch_across_two_processes(redis_url: str) -> None:
+    """Ann is connected to one process, Bob to another: Bob hears of Ann's rematch through
+    Redis and takes his seat through the process that runs it."""
+    prefix = unique_prefix()
+    async with (
+        running_server(redis_url, key_prefix=prefix, **SETTINGS) as a,
+        running_server(redis_url, key_prefix=prefix, **SETTINGS) as b,
+        wire_client(a.url, "Ann") as (ann, ann_hi),
+        wire_client(b.url, "Bob") as (bob, bob_hi),
+    ):
+        rng = random.Random(1)
+        old = Room.create("OLDRM", "private", 3, ann_hi.player_id, "Ann", clocks=Clocks(30, 30, 10))
+        old.join(bob_hi.player_id, "Bob", NOW)
+        old.place_bot(2, "easy")
+        for player in (ann_hi.player_id, bob_hi.player_id):
+            old.handle(player, ReadyRequest(), NOW, rng)
+        finish(old, rng)
+        await store_finished(a.app.store, old)
+        again: Snapshot = await answer(ann, Rematch(code="oldrm"), Snapshot)
+        assert isinstance(again, Snapshot), again
+        asked: RematchAsked = await bob.recv_type(RematchAsked)
+        assert (asked.code, asked.seat) == ("OLDRM", 0)
+        mine: Snapshot = await answer(bob, Rematch(code="OLDRM"), Snapshot)
+        assert isinstance(mine, Snapshot), mine
+        assert mine.room.code == again.room.code and mine.room.your_seat == 1
+        assert mine.room.table is not None and mine.room.table.hand is not None
+        assert len(mine.room.table.hand) == 17
+        await ann.recv_type(DealStarted)
+
+
+async def test_a_quick_rematch_seats_a_bot_for_whoever_did_not_come_back(redis_url: str) -> None:
+    async with (
+        running_server(redis_url, rematch_wait=0.5, **SETTINGS) as srv,
+        wire_client(srv.url, "Ann") as (ann, ann_hi),
+        wire_client(srv.url, "Bob") as (bob, bob_hi),
+    ):
+        rng = random.Random(2)
+        people = [(ann_hi.player_id, "Ann"), (bob_hi.player_id, "Bob")]
+        old = Room.quick("QKOLD", people, Clocks(30, 30, 10))
+        old.start_match(NOW, rng)
+        finish(old, rng)
+        await store_finished(srv.app.store, old)
+        again: Snapshot = await answer(ann, Rematch(code="QKOLD"), Snapshot)
+        assert isinstance(again, Snapshot) and again.room.table is None
+        assert again.room.mode == "quick" and again.room.timed
+        await bob.recv_type(RematchAsked)
+        started: DealStarted = await ann.recv_type(DealStarted)  # when the hold ends
+        assert started.deal_no == 1
+        late = await answer(bob, Rematch(code="QKOLD"), Snapshot)
+        assert isinstance(late, Error) and late.code == ErrorCode.ROOM_FULL
+        runner = srv.app.rooms[again.room.code]
+        assert [s.kind for s in runner.room.seats] == ["person", "bot", "bot"]

@@ -269,3 +269,14 @@ def test_a_stranger_is_refused_before_the_end_as_after() -> None:
     assert exc.value.code == ErrorCode.NO_ROOM
     with pytest.raises((RoomError, GameError)):
         room.handle("stranger", PassRequest(), NOW, rng)
+
+
+def test_a_turn_refusal_names_the_seat_as_people_read_it() -> None:
+    rng = random.Random(15)
+    room = full_room(rng)
+    assert room.match is not None and room.match.turn is not None
+    other = room.seats[(room.match.turn + 1) % 3].player_id
+    with pytest.raises(RoomError) as exc:
+        room.handle(other, PassRequest(), NOW, rng)  # type: ignore[arg-type]
+    name = room.seats[room.match.turn].name
+    assert exc.value.message == f"it is {name} (S{room.match.turn + 1})'s turn"
