@@ -76,7 +76,7 @@ from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
 from server.player_lock import PlayerLocks
-from server.player_replay import WATCHED_MAX, replay_data
+from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
 from server.rooms.room import Clocks, Room, RoomError
@@ -139,6 +139,7 @@ class App:
         #: The room list last built, and when (it is the same for everyone for a moment).
         self._list: tuple[float, RoomList] | None = None
         self.player_locks = PlayerLocks(store)
+        self.replays = ReplayCache()
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -778,7 +779,11 @@ class App:
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
         room = Room.from_data(data)
         room.check_replay(player, watched=await self.store.has_watched(code, player))
-        return replay_data(room, await self.store.read_log(code))
+        built = self.replays.get(code)
+        if built is None:
+            built = replay_data(room, await self.store.read_log(code))
+            self.replays.put(built)
+        return built
 
     async def _history(self, player: str) -> History:
         entries: list[HistoryEntry] = []

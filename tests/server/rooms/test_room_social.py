@@ -14,6 +14,7 @@ from protocol.messages import (
     CLIENT_ADAPTER,
     Chat,
     PassRequest,
+    ReadyRequest,
     RematchAsked,
     SeatBot,
     SeatsChanged,
@@ -43,8 +44,10 @@ def finish(room: Room, rng: random.Random) -> None:
         match = room.match
         assert match is not None
         now += 1
-        if match.turn is None:
-            room.clock_ran_out(now + 100, rng)  # between deals: the ready clock runs out
+        if match.turn is None:  # between deals: each person says ready (bots are)
+            for seat in room.seats:
+                if seat.player_id and not match.ready[room.seats.index(seat)]:
+                    room.handle(seat.player_id, ReadyRequest(), now, rng)
             continue
         request = decide(SimpleBot(), match.view_for(match.turn, now))
         assert request is not None
