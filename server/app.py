@@ -779,10 +779,11 @@ class App:
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
         room = Room.from_data(data)
         room.check_replay(player, watched=await self.store.has_watched(code, player))
-        built = self.replays.get(code)
+        key = self.replays.key(data)
+        built = self.replays.get(key)
         if built is None:
             built = replay_data(room, await self.store.read_log(code))
-            self.replays.put(built)
+            self.replays.put(key, built)
         return built
 
     async def _history(self, player: str) -> History:

@@ -10,6 +10,7 @@ refuses it before). The clocks' prompts (turns, readiness) are left out.
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -29,6 +30,7 @@ from protocol.messages import ReplayData, ReplayDeal, ReplayEvent
 from server.game.journal import replay
 from server.game.match import EVERYONE
 from server.rooms.room import CloseReason, Room
+from server.store.redis_store import pack
 
 #: Watchers a room remembers for its replay (``RedisStore.note_watched``): past it, a
 #: newcomer who only watched does not get the replay.
@@ -92,20 +94,27 @@ def replay_data(room: Room, records: Iterable[dict[str, Any]]) -> ReplayData:
 
 
 class ReplayCache:
-    """The last ``size`` replays built, by room code (the permission is checked each time)."""
+    """The last ``size`` replays built, by the closed room's stored state (its code and
+    digest: a code given to a new room once the old one expired is another key). The
+    permission is checked at each request."""
 
     def __init__(self, size: int = CACHED) -> None:
         self.size = size
-        self._built: OrderedDict[str, ReplayData] = OrderedDict()
+        self._built: OrderedDict[tuple[str, bytes], ReplayData] = OrderedDict()
 
-    def get(self, code: str) -> ReplayData | None:
-        data = self._built.get(code)
+    @staticmethod
+    def key(room_data: dict[str, Any]) -> tuple[str, bytes]:
+        digest = hashlib.blake2b(pack(room_data), digest_size=16).digest()
+        return str(room_data["code"]), digest
+
+    def get(self, key: tuple[str, bytes]) -> ReplayData | None:
+        data = self._built.get(key)
         if data is not None:
-            self._built.move_to_end(code)
+            self._built.move_to_end(key)
         return data
 
-    def put(self, data: ReplayData) -> None:
-        self._built[data.code] = data
-        self._built.move_to_end(data.code)
+    def put(self, key: tuple[str, bytes], data: ReplayData) -> None:
+        self._built[key] = data
+        self._built.move_to_end(key)
         while len(self._built) > self.size:
             self._built.popitem(last=False)
