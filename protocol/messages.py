@@ -12,10 +12,12 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, TypeAdapter
 
+from protocol.chat import ChatPhrase
 from protocol.errors import ErrorCode
 from protocol.events import (
     AwaitingReady,
     BidMade,
+    CardIds,
     CardsPlayed,
     DealEnded,
     DealStarted,
@@ -163,6 +165,37 @@ class ListRooms(Request):
     type: Literal["list_rooms"] = "list_rooms"
 
 
+class Chat(Request):
+    """Say a quick-chat phrase to the table and its watchers (seated persons only; a few
+    a minute). ``phrase`` is one of ``protocol.chat.ChatPhrase``: no free text."""
+
+    type: Literal["chat"] = "chat"
+    phrase: ChatPhrase
+
+
+class Rematch(Request):
+    """Again: after the match in room ``code`` is over, play another with the same seats
+    and settings. The first to ask opens the new room (the others' seats are held for them
+    a while and they are told, ``RematchAsked``); the others ask the same, naming the same
+    code, and take their seats. Asking means ready: the match starts when every seat is."""
+
+    type: Literal["rematch"] = "rematch"
+    code: RoomCode
+
+
+class GetReplay(Request):
+    """The replay of the finished match in room ``code``: for who played or watched it."""
+
+    type: Literal["get_replay"] = "get_replay"
+    code: RoomCode
+
+
+class GetHistory(Request):
+    """My last matches (this session's player id), the newest first."""
+
+    type: Literal["get_history"] = "get_history"
+
+
 ClientMessage = Annotated[
     Hello
     | StartPractice
@@ -180,7 +213,11 @@ ClientMessage = Annotated[
     | Ping
     | QuickMatch
     | LeaveQueue
-    | ListRooms,
+    | ListRooms
+    | Chat
+    | Rematch
+    | GetReplay
+    | GetHistory,
     Field(discriminator="type"),
 ]
 
@@ -298,6 +335,85 @@ class RoomList(Message):
     rooms: list[RoomSummary]
 
 
+class ChatSaid(Message):
+    """A seat said a quick-chat phrase (``protocol.chat``: the client shows its text)."""
+
+    type: Literal["chat_said"] = "chat_said"
+    seat: int
+    phrase: ChatPhrase
+
+
+class RematchAsked(Message):
+    """A player of the finished match in room ``code`` asked for another (``seat``: their
+    seat then and now). Send ``Rematch(code)`` to take your seat, held for you until
+    ``deadline`` (server time; ``server_time`` is now): then a private room's seat is free
+    for anyone, and a quick match's is given to a bot."""
+
+    type: Literal["rematch_asked"] = "rematch_asked"
+    code: str
+    seat: int
+    deadline: float
+    server_time: float
+
+
+ReplayEvent = Annotated[
+    BidMade | DealVoided | LandlordChosen | CardsPlayed | Passed | SeatControl,
+    Field(discriminator="type"),
+]
+
+
+class ReplayDeal(Message):
+    """One deal as dealt and played: every hand (17 cards each) and the kitty as dealt, the
+    public events in order, and its end (None for a void deal, or one never finished)."""
+
+    deal_no: int
+    void: bool
+    first_bidder: int
+    forced_bid: bool
+    hands: list[CardIds]
+    kitty: CardIds
+    events: list[ReplayEvent]
+    end: DealEnded | None
+
+
+class ReplayData(Message):
+    """A finished match, deal by deal (void deals included), rebuilt from its journal.
+    ``seats``: the names at the table; ``ended``: why the room closed (``match_over``: it
+    was played to the end, ``result`` then holds the totals and winners)."""
+
+    type: Literal["replay"] = "replay"
+    code: str
+    mode: RoomMode
+    deals_total: int
+    seats: list[str]
+    ended: Literal["match_over", "everyone_left", "abandoned"]
+    started_at: float
+    ended_at: float
+    deals: list[ReplayDeal]
+    result: MatchEnded | None
+
+
+class HistoryEntry(Message):
+    """One match of mine: when it ended, its mode and deals, the totals and my result, and
+    the code that ``GetReplay`` takes (for ``--finished-ttl``)."""
+
+    code: str
+    mode: RoomMode
+    ended_at: float
+    deals: int
+    deals_total: int
+    seats: list[str]
+    your_seat: int
+    totals: list[int]
+    result: Literal["won", "lost", "unfinished"]
+    ended: Literal["match_over", "everyone_left", "abandoned"]
+
+
+class History(Message):
+    type: Literal["history"] = "history"
+    entries: list[HistoryEntry]
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -320,7 +436,11 @@ ServerMessage = Annotated[
     | DealEnded
     | AwaitingReady
     | MatchEnded
-    | SeatControl,
+    | SeatControl
+    | ChatSaid
+    | RematchAsked
+    | ReplayData
+    | History,
     Field(discriminator="type"),
 ]
 

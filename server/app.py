@@ -13,6 +13,11 @@ version, rules). A refused request gets an ``Error`` to its sender only, naming 
 id, and changes nothing; only frames over the rate are answered once a burst, not each.
 What a client opens (sessions, rooms, strong bots) and its codes naming no room count
 against the caps of its address (``server/limits.py``), in Redis, across processes.
+
+After a match (issue 14): ``Rematch`` opens (or takes a seat in) a new room with the
+finished room's seats and settings; ``GetReplay`` rebuilds a closed room's match from its
+journal for who played or watched it (``server/player_replay.py``); ``GetHistory`` reads
+the player's last matches, written here when a room closes (``server/history.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,11 @@ from protocol.messages import (
     ClientMessage,
     CreateRoom,
     Error,
+    GetHistory,
+    GetReplay,
     Hello,
+    History,
+    HistoryEntry,
     JoinRoom,
     Leave,
     LeaveQueue,
@@ -48,6 +57,8 @@ from protocol.messages import (
     Queued,
     QueueLeft,
     QuickMatch,
+    Rematch,
+    ReplayData,
     RoomClosed,
     RoomList,
     SeatBot,
@@ -56,7 +67,7 @@ from protocol.messages import (
     Watch,
     Welcome,
 )
-from server import listing
+from server import history, listing
 from server.bots import pool
 from server.codes import new_code, normalize
 from server.directory import ADOPT_BATCH, RoomDirectory
@@ -67,9 +78,10 @@ from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
 from server.player_lock import PlayerLocks
+from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
 from server.quick import QuickMatcher
 from server.relay import Body, Relay
-from server.rooms.room import Clocks, Room, RoomError, Seat
+from server.rooms.room import Clocks, Room, RoomError
 from server.routing import RoomOp
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
@@ -85,7 +97,16 @@ FLOOD_REASON = "too many refused frames"
 #: Tries at a fresh room code when one is taken (by a room of another process).
 CODE_TRIES = 8
 #: Requests that put a person in a room or the queue, or out of one: one at a time each.
-LOBBY_REQUESTS = (StartPractice, CreateRoom, JoinRoom, Watch, QuickMatch, LeaveQueue, Leave)
+LOBBY_REQUESTS = (
+    StartPractice,
+    CreateRoom,
+    JoinRoom,
+    Watch,
+    QuickMatch,
+    LeaveQueue,
+    Leave,
+    Rematch,
+)
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -124,6 +145,7 @@ class App:
         #: The room list last built, and when (it is the same for everyone for a moment).
         self._list: tuple[float, RoomList] | None = None
         self.player_locks = PlayerLocks(store)
+        self.replays = ReplayCache()
         self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
@@ -306,6 +328,12 @@ class App:
                 await self.sessions.set_room(session, None)
             except StoreError:
                 log.info("session of %s still names room %s", session.player_id, code)
+        elif isinstance(message, Rematch):
+            await self._rematch(session, message.code, conn.address)
+        elif isinstance(message, GetReplay):
+            conn.send(await self._player_replay(session.player_id, message.code))
+        elif isinstance(message, GetHistory):
+            conn.send(await self._history(session.player_id))
         elif isinstance(message, SeatBot) and message.level == "strong":
             await self._seat_strong_bot(session, message, conn.address)
         else:
@@ -466,7 +494,9 @@ class App:
                 return code
 
     async def _room_closed(self, room: Room) -> None:
-        """A room closed: its players here are in no room now."""
+        """A room closed: its people's histories get its match; its players here are in
+        no room now."""
+        await self._record_history(room)
         for player_id in room.people() + room.watchers:
             session = self.sessions.of_player(player_id)
             if session is not None and session.room == room.code:
@@ -632,9 +662,7 @@ class App:
                 bot_speed=request.speed,
             )  # fmt: skip
             for seat in (1, 2):
-                room.seats[seat] = Seat(
-                    kind="bot", name=f"{request.level} bot {seat}", level=request.level, ready=True
-                )
+                room.place_bot(seat, request.level)
             room.start_match(self.clock(), self.rng, first_bidder=0)
             return room
 
@@ -705,3 +733,113 @@ class App:
                 await self.sessions.set_room(session, None)
             session.room = None
             raise
+        if watch:  # remembered for the replay, once the match is over
+            try:
+                await self.store.note_watched(code, session.player_id, WATCHED_MAX)
+            except StoreError as exc:
+                log.info("room %s: %s watched, unrecorded: %s", code, session.player_id, exc)
+
+    # --- after a match: rematch, replay, history --------------------------------------
+
+    async def _rematch(self, session: Session, code: str, address: str) -> None:
+        """Again, after the match in room ``code``: take a seat in its rematch, or open the
+        rematch (the first to ask) with the same seats and settings. Only who played in
+        it may ask, once it is over."""
+        await self._require_free(session)
+        code = normalize(code)
+        data = await self.store.load_room(code)
+        old = None if data is None else Room.from_data(data)
+        if old is None or session.player_id not in old.people():
+            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code!r}")
+        if old.closed is None:
+            raise RoomError(ErrorCode.WRONG_PHASE, "the match in this room is not over")
+        if old.closed != "match_over":
+            raise RoomError(
+                ErrorCode.NOT_ALLOWED, f"that match did not end ({old.closed}): start a new one"
+            )
+        for _ in range(CODE_TRIES):
+            current = await self.store.rematch_room(code)
+            if current is not None:
+                try:
+                    await self._enter_rematch(session, current)
+                    return
+                except RoomError as exc:
+                    if exc.code != ErrorCode.NO_ROOM:
+                        raise
+                    # that rematch room is gone (everyone left it): open another
+            if await self._open_rematch(session, old, current, address):
+                return
+        raise RoomError(ErrorCode.UNAVAILABLE, "the rematch is being opened: retry")
+
+    async def _enter_rematch(self, session: Session, code: str) -> None:
+        """Take the seat held for this person in the rematch room ``code``, ready."""
+        await self.sessions.set_room(session, code)  # first: see _open_room
+        try:
+            await self.directory.op(code, RoomOp("again", session.player_id, name=session.name))
+        except (RoomError, GameError) as exc:
+            if exc.code == ErrorCode.UNAVAILABLE:
+                raise  # unanswered: as in _enter
+            with contextlib.suppress(StoreError):
+                await self.sessions.set_room(session, None)
+            session.room = None
+            raise
+
+    async def _open_rematch(
+        self, session: Session, old: Room, replacing: str | None, address: str
+    ) -> bool:
+        """Open the rematch of ``old`` (counted against the asker's address as any new
+        room) and tell the others; False when another asker opened one first (this one is
+        left at once, and the asker takes a seat in theirs)."""
+        strong = sum(1 for s in old.seats if s.kind == "bot" and s.level == "strong")
+        owner = Owner(address, strong)
+        if owner.strong:
+            self.limits.strong_pool()
+        await self.limits.new_room(address)
+        now = self.clock()
+        wait = self.settings.rematch_wait
+
+        def build(code: str) -> Room:
+            return Room.rematch(old, code, session.player_id, now, self.rng, wait)
+
+        room = await self._store_new_room(build, [session], secret=not old.public, owner=owner)
+        if not await self.store.claim_rematch(old.code, room.code, replacing):
+            await self.directory.op(room.code, RoomOp("leave", session.player_id))
+            with contextlib.suppress(StoreError):
+                await self.sessions.set_room(session, None)
+            session.room = None
+            return False
+        self.hub.deliver(room.invites(session.player_id, now))
+        return True
+
+    async def _player_replay(self, player: str, code: str) -> ReplayData:
+        """The replay of a closed room's match, for who played or watched it."""
+        code = normalize(code)
+        data = await self.store.load_room(code)
+        if data is None:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
+        room = Room.from_data(data)
+        room.check_replay(player, watched=await self.store.has_watched(code, player))
+        key = self.replays.key(data)
+        built = self.replays.get(key)
+        if built is None:
+            built = replay_data(room, await self.store.read_log(code))
+            self.replays.put(key, built)
+        return built
+
+    async def _history(self, player: str) -> History:
+        entries: list[HistoryEntry] = []
+        for data in await self.store.history(player, history.HISTORY_LENGTH):
+            try:
+                entries.append(HistoryEntry.model_validate(data))
+            except ValueError:
+                log.info("a history entry of %s does not read: skipped", player)
+        return History(entries=entries)
+
+    async def _record_history(self, room: Room) -> None:
+        """Put a closed room's match at the head of its people's histories."""
+        try:
+            await self.store.push_history(
+                history.entries(room, self.clock()), history.HISTORY_LENGTH
+            )
+        except StoreError as exc:
+            log.warning("room %s: its match is in no history: %s", room.code, exc)

@@ -1,9 +1,10 @@
 """``ddz-replay CODE``: print a stored match deal by deal, rebuilt from its journal.
 
-For operators and audits: it shows every hand as dealt, so it reads Redis directly and is
-never served to players. The match is replayed through the same game core that played it,
-so the totals printed are the replay's own; a journal that does not replay (a command the
-rules refuse) is reported as such.
+For operators and audits: it reads Redis directly, any room, finished or not. Players get
+a match they played or watched through the websocket once its room is closed
+(``GetReplay``, ``server/player_replay.py``), with every hand as dealt too. The match is
+replayed through the same game core that played it, so the totals printed are the replay's
+own; a journal that does not replay (a command the rules refuse) is reported as such.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Room changes a player asks for, wherever their room runs.
 
 A ``RoomOp`` is what a player's process asks of the player's room: a game request, to join
-or watch it, to leave it, to be marked back (with a fresh snapshot) or gone. The process
-that runs the room applies it with ``apply_op``; any other process forwards it there through
-the relay first. It is the same code either way, so a room behaves alike for a player
-connected to its own process and for one connected elsewhere.
+or watch it, to take a seat in it as a rematch (``again``), to leave it, to be marked back
+(with a fresh snapshot) or gone. The process that runs the room applies it with
+``apply_op``; any other process forwards it there through the relay first. It is the same
+code either way, so a room behaves alike for a player connected to its own process and for
+one connected elsewhere.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from protocol.messages import Request
 from server.rooms.room import Delivery, Room, RoomError
 from server.runner import RoomRunner
 
-OpKind = Literal["request", "join", "watch", "leave", "back", "gone"]
+OpKind = Literal["request", "join", "watch", "again", "leave", "back", "gone"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ async def apply_op(
     another process (one that saw an old connection drop after the player had connected
     again elsewhere) is stale and changes nothing."""
     player = op.player
-    if op.kind in ("join", "watch", "back"):
+    if op.kind in ("join", "watch", "again", "back"):
         runner.via[player] = op.node
     elif op.kind == "gone" and runner.via.get(player, op.node) != op.node:
         return
@@ -80,12 +81,18 @@ async def apply_op(
         if op.request is None:
             raise RoomError(ErrorCode.MALFORMED, "no request")
         await runner.request(player, op.request)
-    elif op.kind in ("join", "watch"):
+    elif op.kind in ("join", "watch", "again"):
         now = clock()
-        watch = op.kind == "watch"
 
         def enter(room: Room) -> list[Delivery]:
-            out = room.watch(player, max_watchers) if watch else room.join(player, op.name, now)
+            if op.kind == "watch":
+                out = room.watch(player, max_watchers)
+            elif op.kind == "again":  # the snapshot shows a match it started: not again
+                out = [
+                    (p, m) for p, m in room.again(player, op.name, now, runner.rng) if p != player
+                ]
+            else:
+                out = room.join(player, op.name, now)
             return [(player, room.snapshot_for(player, now)), *out]
 
         await runner.change(enter)

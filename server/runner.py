@@ -11,7 +11,8 @@ person's seat a bot took over) it schedules that bot; if the room is timed it se
 for the stored absolute deadline. A timer that fires for a turn that has passed is refused
 by the room and simply replaced. Likewise for a room nobody is connected to: a timer for
 the moment it has been idle ``idle_timeout`` seconds (counted from the stored
-``Room.idle_since``, so from before a restart), when the room ends as ``abandoned``.
+``Room.idle_since``, so from before a restart), when the room ends as ``abandoned``; and for
+a rematch waiting for its people, a timer for the end of its hold (``Room.hold_until``).
 """
 
 from __future__ import annotations
@@ -182,6 +183,9 @@ class RoomRunner:
             self._idle = loop.call_later(wait, self._start, self._idle_over)
         match = room.match
         if match is None:
+            if room.hold_until is not None:
+                wait = max(room.hold_until - self.clock(), delay or 0.0, 0.0)
+                self._timer = loop.call_later(wait, self._start, self._hold_over)
             return
         turn = match.turn
         if turn is not None and turn in room.bot_seats():
@@ -220,6 +224,13 @@ class RoomRunner:
             await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
         except (GameError, RoomError) as exc:
             log.debug("room %s: timer refused (%s)", self.code, exc)
+            self._retry(exc)
+
+    async def _hold_over(self) -> None:
+        try:
+            await self.change(lambda room: room.hold_over(self.clock(), self.rng))
+        except (GameError, RoomError) as exc:
+            log.debug("room %s: hold timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     async def _idle_over(self) -> None:

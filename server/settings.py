@@ -27,6 +27,7 @@ class Settings:
     play_timeout: float = 20.0
     ready_timeout: float = 10.0
     quick_match_wait: float = 15.0
+    rematch_wait: float = 30.0
     bot_speed: str = "normal"
     max_frame: int = 16 * 1024
     rate_limit: float = 20.0
@@ -68,6 +69,10 @@ _HELP: dict[str, tuple[str, str]] = {
     "quick_match_wait": (
         "DDZ_QUICK_MATCH_WAIT",
         "seconds in the quick-match queue before bots fill",
+    ),
+    "rematch_wait": (
+        "DDZ_REMATCH_WAIT",
+        "seconds a rematch holds the seats of the players who have not asked for it yet",
     ),
     "bot_speed": (
         "DDZ_BOT_SPEED",

@@ -10,14 +10,28 @@ A room with no connected person is idle (bots and watchers keep nobody company):
 moment the last person went (``idle_since``, saved with the room, so a restart does not
 reset it) the runtime may end it with ``end_idle`` once the idle-room timeout has passed;
 anyone coming back first keeps it.
+
+Display names are unique at a table: a person (or bot) whose name another seat has gets
+"Ann (2)" (``unique_name``). Seated persons may say quick-chat phrases (``Chat``), at most
+``CHAT_PER_MINUTE`` a minute each; watchers hear them. Who played, and who watched (the
+store keeps who did, beside the room), may have the replay once the room is closed
+(``check_replay``).
+
+A rematch (``Room.rematch``) is a new room with a finished room's seats and settings: its
+bots as they were, the person who asked seated and ready, each other person's seat held
+for them (``Seat.held``) until ``hold_until``. A held person who asks too (``again``) takes
+their seat, ready; when the hold ends (``hold_over``) a private room's held seats are empty
+(anyone with the code may join, the creator may seat a bot) and a quick match's get bots.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from protocol.cards import Rank
+from protocol.chat import ChatPhrase
 from protocol.errors import ErrorCode
 from protocol.events import AwaitingReady, Message
 from protocol.messages import (
@@ -25,10 +39,13 @@ from protocol.messages import (
     BotLevel,
     BotSpeed,
     BotSpeedChanged,
+    Chat,
+    ChatSaid,
     Left,
     PassRequest,
     PlayRequest,
     ReadyRequest,
+    RematchAsked,
     Request,
     ResumeRequest,
     RoomClosed,
@@ -40,6 +57,7 @@ from protocol.messages import (
     SetBotSpeed,
     Snapshot,
 )
+from protocol.text import NAME_MAX
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready, ReadyTimeout, Resume, Timeout
 from server.game.deal import SEATS, RandomSource
 from server.game.errors import AlreadyReady
@@ -56,6 +74,9 @@ from server.game.match import EVERYONE, WATCHERS, Audience, Match, MatchConfig
 #: takeover (or its full length, when shorter): a person back from a restart has the time
 #: to see whose turn it is.
 RESUME_FLOOR = 5.0
+#: Quick-chat phrases one seat may say in ``CHAT_WINDOW`` seconds.
+CHAT_PER_MINUTE = 5
+CHAT_WINDOW = 60.0
 
 
 class RoomError(ValueError):
@@ -82,6 +103,21 @@ SeatKind = Literal["empty", "person", "bot"]
 CloseReason = Literal["match_over", "everyone_left", "abandoned"]
 
 
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``... when another seat has it (letter case
+    aside), cut so that it stays within ``NAME_MAX`` characters."""
+    used = {t.casefold() for t in taken}
+    if name.casefold() not in used:
+        return name
+    n = 2
+    while True:
+        suffix = f" ({n})"
+        candidate = name[: NAME_MAX - len(suffix)].rstrip() + suffix
+        if candidate.casefold() not in used:
+            return candidate
+        n += 1
+
+
 @dataclass
 class Seat:
     kind: SeatKind = "empty"
@@ -92,6 +128,7 @@ class Seat:
     ready: bool = False
     left: bool = False  # the person left during the match; a bot plays on for them
     last_request: int = 0  # the person's last applied request id: a resent one is refused
+    held: bool = False  # a rematch seat kept for this person until they ask too (or the hold ends)
 
     def to_data(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -128,6 +165,11 @@ class Room:
     saved_at: float | None = None
     """Wall-clock time of the room's last save (set by whoever saves it): after a crash or
     a takeover, how much time its clock had left then (``resume_clocks``)."""
+    #: Each seat's quick-chat times in the last ``CHAT_WINDOW`` seconds.
+    chat_times: list[list[float]] = field(default_factory=lambda: [[], [], []])
+    #: The room this one is a rematch of, and until when its held seats are kept.
+    rematch_of: str | None = None
+    hold_until: float | None = None
     journal: list[Record] = field(default_factory=list, compare=False, repr=False)
     """Journal records not yet stored; runtime only, not part of ``to_data``."""
 
@@ -170,21 +212,75 @@ class Room:
         """A quick match: the people (player id, name) from the queue in their order, bots
         in the seats left, watchable by anyone. Start it with ``start_match``. The people
         were connected when matched (a disconnect takes a person off the queue)."""
-        seats = [
-            Seat(kind="person", player_id=p, name=n, ready=True, connected=True) for p, n in people
-        ]
-        while len(seats) < 3:
-            i = len(seats)
-            seats.append(Seat(kind="bot", name=f"{bot_level} bot {i}", level=bot_level, ready=True))
-        return cls(
+        room = cls(
             code=code,
             mode="quick",
             deals=3,
-            seats=seats,
+            seats=[Seat(), Seat(), Seat()],
             public=True,
             clocks=clocks,
             bot_speed=bot_speed,
         )
+        for i, (p, n) in enumerate(people):
+            room.seats[i] = Seat(
+                kind="person", player_id=p, name=room.name_for(i, n), ready=True, connected=True
+            )
+        for i in range(len(people), 3):
+            room.place_bot(i, bot_level)
+        return room
+
+    @classmethod
+    def rematch(
+        cls, old: Room, code: str, asker: str, now: float, rng: RandomSource, hold: float
+    ) -> Room:
+        """Another match with ``old``'s seats and settings, under ``code``: ``asker`` (who
+        played in ``old``) seated and ready, the bots as they were, every other person's seat
+        held for them ``hold`` seconds (a seat whose person left during the match is empty
+        in a private room, a bot's in a quick match). It starts at once when nobody is held
+        (practice: the person and the same bots). Send ``invites`` to the held."""
+        seats: list[Seat] = []
+        bots: list[int] = []  # seats of persons who left: a bot's now
+        for i, s in enumerate(old.seats):
+            if s.kind == "bot":
+                seats.append(Seat(kind="bot", name=s.name, level=s.level, ready=True))
+            elif s.kind == "person" and s.player_id == asker:
+                seats.append(
+                    Seat(kind="person", player_id=asker, name=s.name, connected=True, ready=True)
+                )
+            elif s.kind == "person" and s.left and old.mode != "private":
+                seats.append(Seat())
+                bots.append(i)
+            elif s.kind == "person" and not s.left:
+                seats.append(Seat(kind="person", player_id=s.player_id, name=s.name, held=True))
+            else:
+                seats.append(Seat())
+        room = cls(
+            code=code,
+            mode=old.mode,
+            deals=old.deals,
+            seats=seats,
+            creator=asker,
+            public=old.public,
+            clocks=old.clocks,
+            bot_speed=old.bot_speed,
+            rematch_of=old.code,
+        )
+        for i in bots:
+            room.place_bot(i, "normal")
+        if any(s.held for s in seats):
+            room.hold_until = now + hold
+        room._start_if_ready(now, rng)
+        return room
+
+    def invites(self, asker: str, now: float) -> list[Delivery]:
+        """Tell each person whose seat is held that ``asker`` wants another match."""
+        seat = self.seat_of(asker)
+        if self.rematch_of is None or seat is None or self.hold_until is None:
+            return []
+        msg = RematchAsked(
+            code=self.rematch_of, seat=seat, deadline=self.hold_until, server_time=now
+        )
+        return [(s.player_id, msg) for s in self.seats if s.held and s.player_id]
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -203,6 +299,9 @@ class Room:
             "idle_since": self.idle_since,
             "played": self.played,
             "saved_at": self.saved_at,
+            "chat_times": [list(t) for t in self.chat_times],
+            "rematch_of": self.rematch_of,
+            "hold_until": self.hold_until,
         }
 
     @classmethod
@@ -211,20 +310,46 @@ class Room:
         fields["seats"] = [Seat(**s) for s in data["seats"]]
         fields["clocks"] = None if data["clocks"] is None else Clocks(**data["clocks"])
         fields["watchers"] = list(data["watchers"])
+        fields["chat_times"] = [list(t) for t in data.get("chat_times", [[], [], []])]
         fields["match"] = None if data["match"] is None else Match.from_data(data["match"])
         return cls(**fields)
 
     # --- who is who -------------------------------------------------------------------
 
     def seat_of(self, player_id: str) -> int | None:
+        """The seat of a seated person (not of one whose rematch seat is only held)."""
         for i, seat in enumerate(self.seats):
-            if seat.kind == "person" and seat.player_id == player_id:
+            if seat.kind == "person" and seat.player_id == player_id and not seat.held:
+                return i
+        return None
+
+    def held_seat(self, player_id: str) -> int | None:
+        """The rematch seat held for this person, if any."""
+        for i, seat in enumerate(self.seats):
+            if seat.held and seat.player_id == player_id:
                 return i
         return None
 
     def people(self) -> list[str]:
-        """Player ids of the persons seated (present or not)."""
-        return [s.player_id for s in self.seats if s.kind == "person" and s.player_id]
+        """Player ids of the persons seated (present or not; not those only held)."""
+        return [
+            s.player_id for s in self.seats if s.kind == "person" and s.player_id and not s.held
+        ]
+
+    def seat_label(self, seat: int) -> str:
+        """A seat as people read it: its name and its number as clients show it (S1..S3)."""
+        name = self.seats[seat].name
+        return f"{name} (S{seat + 1})" if name else f"S{seat + 1}"
+
+    def name_for(self, seat: int, name: str) -> str:
+        """``name`` made unique among the other seats' names."""
+        taken = [s.name for i, s in enumerate(self.seats) if i != seat and s.name]
+        return unique_name(name, taken)
+
+    def place_bot(self, seat: int, level: BotLevel) -> None:
+        """A bot in ``seat``, named for its level and seat (unique at the table), ready."""
+        name = self.name_for(seat, f"{level} bot {seat}")
+        self.seats[seat] = Seat(kind="bot", name=name, level=level, ready=True)
 
     def members(self) -> list[str]:
         """Everyone in the room: seated persons (present or not) and watchers."""
@@ -330,6 +455,8 @@ class Room:
                 raise RoomError(ErrorCode.NOT_ALLOWED, f"no bot acts for seat {seat}")
         else:
             seat = self.seat_of(actor)
+            if isinstance(request, Chat) and actor in self.watchers:
+                raise RoomError(ErrorCode.NOT_ALLOWED, "watchers do not chat: only the seats")
             if seat is None or self.seats[seat].left:
                 raise RoomError(ErrorCode.NO_ROOM, "you have no seat in this room")
             if 0 < request.id <= self.seats[seat].last_request:
@@ -346,8 +473,10 @@ class Room:
     def _handle_seat(
         self, actor: Actor, seat: int, request: Request, now: float, rng: RandomSource
     ) -> list[Delivery]:
+        if isinstance(request, Chat):
+            return self._chat(actor, seat, request.phrase, now)
         if isinstance(request, SeatBot):
-            return self._seat_bot(actor, request)
+            return self._seat_bot(actor, request, now, rng)
         if isinstance(request, SetBotSpeed):
             return self._set_bot_speed(actor, request.speed)
         if isinstance(request, ReadyRequest):
@@ -378,8 +507,10 @@ class Room:
             raise RoomError(ErrorCode.WRONG_PHASE, "this is not the time to play cards")
         if isinstance(request, BidRequest) and match.phase != "bidding":
             raise RoomError(ErrorCode.WRONG_PHASE, "the bidding is over")
-        if match.turn != seat:
-            raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is seat {match.turn}'s turn")
+        turn = match.turn
+        if turn != seat:
+            whose = "nobody" if turn is None else self.seat_label(turn)
+            raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is {whose}'s turn")
         if not isinstance(actor, BotActor) and seat in self.bot_seats():
             raise RoomError(ErrorCode.NOT_ALLOWED, "a bot holds your seat: send resume first")
         if request.version is not None and request.version != match.version:
@@ -454,7 +585,9 @@ class Room:
         self.version += 1
         return out
 
-    def _seat_bot(self, actor: Actor, request: SeatBot) -> list[Delivery]:
+    def _seat_bot(
+        self, actor: Actor, request: SeatBot, now: float, rng: RandomSource
+    ) -> list[Delivery]:
         if actor != self.creator:
             raise RoomError(ErrorCode.NOT_ALLOWED, "only the room's creator seats bots")
         if self.match is not None:
@@ -463,10 +596,25 @@ class Room:
         seat = request.seat if request.seat is not None else (empty[0] if empty else None)
         if seat is None or seat not in empty:
             raise RoomError(ErrorCode.ROOM_FULL, "no empty seat for a bot")
-        self.seats[seat] = Seat(
-            kind="bot", name=f"{request.level} bot", level=request.level, ready=True
-        )
-        return self._seats_changed()
+        self.place_bot(seat, request.level)
+        # everyone may be ready already (a rematch's people are): then it starts now
+        return self._seats_changed() + self._start_if_ready(now, rng)
+
+    def _chat(self, actor: Actor, seat: int, phrase: ChatPhrase, now: float) -> list[Delivery]:
+        """A seated person says a phrase to everyone here; past ``CHAT_PER_MINUTE`` in the
+        last minute it is refused and nothing is sent."""
+        if isinstance(actor, BotActor):
+            raise RoomError(ErrorCode.NOT_ALLOWED, "bots do not chat")
+        recent = [t for t in self.chat_times[seat] if now - t < CHAT_WINDOW]
+        if len(recent) >= CHAT_PER_MINUTE:
+            wait = max(1, int(recent[0] + CHAT_WINDOW - now + 0.999))
+            raise RoomError(
+                ErrorCode.RATE_LIMITED,
+                f"quick chat: at most {CHAT_PER_MINUTE} phrases a minute; the next in {wait} s",
+            )
+        self.chat_times[seat] = [*recent, now]
+        msg = ChatSaid(seat=seat, phrase=phrase)
+        return [(p, msg) for p in self.audience()]
 
     def _set_bot_speed(self, actor: Actor, speed: BotSpeed) -> list[Delivery]:
         if actor != self.creator:
@@ -480,9 +628,15 @@ class Room:
             raise AlreadyReady("you are ready already")
         self.seats[seat].ready = True
         out = self._seats_changed()
-        if all(s.kind != "empty" and s.ready for s in self.seats):
-            out += self.start_match(now, rng)
-        return out
+        return out + self._start_if_ready(now, rng)
+
+    def _start_if_ready(self, now: float, rng: RandomSource) -> list[Delivery]:
+        """Start the match once every seat is filled and ready (a held seat is not)."""
+        if self.match is not None or not all(s.kind != "empty" and s.ready for s in self.seats):
+            return []
+        self.hold_until = None
+        first = self.seat_of(self.creator) if self.mode == "practice" and self.creator else None
+        return self.start_match(now, rng, first_bidder=first)
 
     def start_match(
         self, now: float, rng: RandomSource, first_bidder: int | None = None
@@ -509,14 +663,64 @@ class Room:
             raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
         if self.mode == "practice":
             raise RoomError(ErrorCode.NOT_ALLOWED, "a practice room has one person")
+        if self.mode == "quick":
+            raise RoomError(ErrorCode.NOT_ALLOWED, "a quick match seats only its own people")
+        if self.held_seat(player_id) is not None:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "your seat is held for you: ask for the rematch")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
         if not empty or self.match is not None:
             raise RoomError(ErrorCode.ROOM_FULL, "this room has no empty seat")
         if player_id in self.watchers:
             self.watchers.remove(player_id)
-        self.seats[empty[0]] = Seat(kind="person", player_id=player_id, name=name, connected=True)
+        seat = empty[0]
+        self.seats[seat] = Seat(
+            kind="person", player_id=player_id, name=self.name_for(seat, name), connected=True
+        )
         self.version += 1
         return self._seats_changed()
+
+    def again(self, player_id: str, name: str, now: float, rng: RandomSource) -> list[Delivery]:
+        """A person asks for this rematch: they take the seat held for them (or, in a private
+        room, the first empty one), ready; the match starts when every seat is."""
+        self._check_open()
+        if self.rematch_of is None:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "this room is not a rematch")
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
+        seat = self.held_seat(player_id)
+        if seat is None:
+            empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+            if self.mode != "private" or not empty or self.match is not None:
+                raise RoomError(ErrorCode.ROOM_FULL, "the rematch went on without you")
+            seat = empty[0]
+            name = self.name_for(seat, name)
+        else:
+            name = self.seats[seat].name or self.name_for(seat, name)
+        if player_id in self.watchers:
+            self.watchers.remove(player_id)
+        self.seats[seat] = Seat(
+            kind="person", player_id=player_id, name=name, connected=True, ready=True
+        )
+        if not any(s.held for s in self.seats):
+            self.hold_until = None
+        self.version += 1
+        return self._seats_changed() + self.invites(player_id, now) + self._start_if_ready(now, rng)
+
+    def hold_over(self, now: float, rng: RandomSource) -> list[Delivery]:
+        """The rematch's hold ended: a private room's held seats are empty now, a quick
+        match's get bots (and it starts). RoomError before then (a stale timer)."""
+        self._check_open()
+        if self.hold_until is None or now < self.hold_until:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "no seat is held past its time")
+        for i, s in enumerate(self.seats):
+            if s.held:
+                if self.mode == "private":
+                    self.seats[i] = Seat()
+                else:
+                    self.place_bot(i, "normal")
+        self.hold_until = None
+        self.version += 1
+        return self._seats_changed() + self._start_if_ready(now, rng)
 
     def watch(self, player_id: str, max_watchers: int = 0) -> list[Delivery]:
         """A person starts watching; past ``max_watchers`` (0: no cap) the room is full."""
@@ -542,7 +746,10 @@ class Room:
             if seat is None:
                 raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
             if self.match is None:
-                self.seats[seat] = Seat()
+                if self.mode == "quick":  # its own people only: a bot takes the seat
+                    self.place_bot(seat, "normal")
+                else:
+                    self.seats[seat] = Seat()
                 for s in self.seats:
                     if s.kind == "person":
                         s.ready = False
@@ -641,6 +848,21 @@ class Room:
             self.journal.append(close_record("abandoned", now))
         self.version += 1
         return self._close("abandoned")
+
+    def check_replay(self, player_id: str, watched: bool = False) -> None:
+        """Raise unless ``player_id`` may have this room's replay: they played in it (or
+        left it during the match) or watched it (``watched``: the store says they did, or
+        they watch now), and the room is closed, so every hand is past playing. One who
+        neither played nor watched is told no more than of a room that does not exist."""
+        watched = watched or player_id in self.watchers
+        if player_id not in self.people() and not watched:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {self.code}")
+        if self.closed is None:
+            raise RoomError(
+                ErrorCode.WRONG_PHASE, "the match is not over: its replay comes when it ends"
+            )
+        if self.match is None:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match was played in room {self.code}")
 
     @property
     def worth_keeping(self) -> bool:

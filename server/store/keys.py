@@ -20,6 +20,12 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   one at every new lease (and above the state's ``f``), so a later owner always holds a
   higher fencing token; expires with the state, and a new room of the same code makes it
   lasting again.
+- ``PREFIXroom:{CODE}:watched``, set: player ids who watched the room (at most
+  ``WATCHED_MAX``), for the replay; expires ``finished_ttl`` after the last one came.
+- ``PREFIXroom:{CODE}:again``, string: the code of the finished room's rematch, set by the
+  first who asks; expires after ``finished_ttl``.
+- ``PREFIXhistory:PID``, list: the player's last ``HISTORY_LENGTH`` matches (msgpack of a
+  ``HistoryEntry``), the newest first; expires ``finished_ttl`` after the last one ended.
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
@@ -65,6 +71,15 @@ class Keys:
 
     def room_fence(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:fence"
+
+    def room_watched(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:watched"
+
+    def room_again(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:again"
+
+    def history(self, player_id: str) -> str:
+        return f"{self.prefix}history:{player_id}"
 
     def session(self, token: str) -> str:
         return f"{self.prefix}session:{token}"

@@ -174,6 +174,24 @@ return found
 """
 
 
+#: KEYS: a room's watched set. ARGV: player id, cap, TTL seconds. Adds the player unless the
+#: set holds ``cap`` already; the set lives TTL seconds from now.
+_NOTE_WATCHED = """
+if redis.call('SCARD', KEYS[1]) < tonumber(ARGV[2]) then redis.call('SADD', KEYS[1], ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+#: KEYS: a finished room's rematch pointer. ARGV: the new code, the code it may replace
+#: ('' : none), TTL seconds. 1 if set, 0 if it names another rematch room.
+_CLAIM_REMATCH = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+return 1
+"""
+
+
 def pack(data: Any) -> bytes:
     return cast(bytes, msgpack.packb(data, use_bin_type=True))
 
@@ -209,6 +227,8 @@ class RedisStore:
         self._save_session = redis.register_script(_SAVE_SESSION)
         self._load_session = redis.register_script(_LOAD_SESSION)
         self._release_lock = redis.register_script(_RELEASE_LOCK)
+        self._note_watched = redis.register_script(_NOTE_WATCHED)
+        self._claim_rematch = redis.register_script(_CLAIM_REMATCH)
 
     @classmethod
     def from_url(
@@ -541,6 +561,68 @@ class RedisStore:
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
         return [c.decode() for c in codes]
+
+    # --- after a match: who watched, rematches, players' histories ---------------------
+
+    async def note_watched(self, code: str, player_id: str, cap: int) -> None:
+        """Remember that ``player_id`` watched room ``code`` (for its replay; at most
+        ``cap`` watchers are remembered)."""
+        keys = [self.keys.room_watched(code)]
+        try:
+            await self._note_watched(keys=keys, args=[player_id, cap, self.finished_ttl])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+
+    async def has_watched(self, code: str, player_id: str) -> bool:
+        try:
+            found: Any = await self.redis.sismember(self.keys.room_watched(code), player_id)
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return bool(found)
+
+    async def rematch_room(self, code: str) -> str | None:
+        """The code of finished room ``code``'s rematch, if someone asked for one."""
+        try:
+            found: Any = await self.redis.get(self.keys.room_again(code))
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return None if found is None else str(found.decode())
+
+    async def claim_rematch(self, code: str, rematch: str, replacing: str | None) -> bool:
+        """Name ``rematch`` finished room ``code``'s rematch, if none is named yet (or the
+        one named is ``replacing``); False when another asker named theirs first."""
+        keys = [self.keys.room_again(code)]
+        try:
+            done: Any = await self._claim_rematch(
+                keys=keys, args=[rematch, replacing or "", self.finished_ttl]
+            )
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return bool(done)
+
+    async def push_history(self, entries: Mapping[str, dict[str, Any]], keep: int) -> None:
+        """Put each player's entry at the head of their history, keeping the ``keep``
+        newest; one round trip (the players' keys may be on several cluster nodes)."""
+        if not entries:
+            return
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for player_id, entry in entries.items():
+                    key = self.keys.history(player_id)
+                    pipe.lpush(key, pack(entry))
+                    pipe.ltrim(key, 0, keep - 1)
+                    pipe.expire(key, self.finished_ttl)
+                await pipe.execute()
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
+        """The player's last ``n`` history entries, the newest first."""
+        try:
+            blobs: Any = await self.redis.lrange(self.keys.history(player_id), 0, n - 1)
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return [cast(dict[str, Any], unpack(blob)) for blob in blobs]
 
     # --- the quick-match queue --------------------------------------------------------
 

@@ -35,9 +35,15 @@ from protocol.messages import (
     PROTOCOL_VERSION,
     BidRequest,
     BotSpeedChanged,
+    Chat,
+    ChatSaid,
     CreateRoom,
     Error,
+    GetHistory,
+    GetReplay,
     Hello,
+    History,
+    HistoryEntry,
     JoinRoom,
     Leave,
     LeaveQueue,
@@ -51,6 +57,10 @@ from protocol.messages import (
     QueueLeft,
     QuickMatch,
     ReadyRequest,
+    Rematch,
+    RematchAsked,
+    ReplayData,
+    ReplayDeal,
     ResumeRequest,
     RoomClosed,
     RoomList,
@@ -90,6 +100,10 @@ CLIENT_MESSAGES: list[BaseModel] = [
     QuickMatch(id=16),
     LeaveQueue(id=17),
     ListRooms(id=18),
+    Chat(id=19, phrase="well_played"),
+    Rematch(id=20, code="K7P2Q-M4XTR"),
+    GetReplay(id=21, code="K7Q2XW"),
+    GetHistory(id=22),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -228,6 +242,60 @@ SERVER_MESSAGES: list[BaseModel] = [
     AwaitingReady(ready=[True, False, True], deadline=None, server_time=1764547200.0, version=9),
     MatchEnded(totals=[-96, 48, 48], winners=[1, 2], deal_scores=[[-96, 48, 48]]),
     SeatControl(seat=2, bot=True, reason="resume_pending"),
+    ChatSaid(seat=1, phrase="hurry_up"),
+    RematchAsked(code="K7Q2XW", seat=2, deadline=1764547230.0, server_time=1764547200.5),
+    ReplayData(
+        code="K7Q2XW",
+        mode="private",
+        deals_total=3,
+        seats=["ann", "ann (2)", "easy bot 2"],
+        ended="match_over",
+        started_at=1764547000.0,
+        ended_at=1764547200.0,
+        deals=[
+            ReplayDeal(
+                deal_no=1,
+                void=True,
+                first_bidder=2,
+                forced_bid=False,
+                hands=[list(range(17)), list(range(17, 34)), list(range(34, 51))],
+                kitty=[51, 52, 53],
+                events=[BidMade(seat=2, bid=0, highest=0), DealVoided(voids_in_row=1)],
+                end=None,
+            ),
+            ReplayDeal(
+                deal_no=1,
+                void=False,
+                first_bidder=2,
+                forced_bid=False,
+                hands=[list(range(17)), list(range(17, 34)), list(range(34, 51))],
+                kitty=[51, 52, 53],
+                events=[
+                    LandlordChosen(seat=1, base=3, kitty=[51, 52, 53], card_counts=[17, 20, 17]),
+                    Passed(seat=2, trick_over=False, leader=None, timeout=True),
+                ],
+                end=_DEAL_END,
+            ),
+        ],
+        result=MatchEnded(totals=[-96, 48, 48], winners=[1, 2], deal_scores=[[-96, 48, 48]]),
+    ),
+    History(
+        entries=[
+            HistoryEntry(
+                code="K7Q2XW",
+                mode="quick",
+                ended_at=1764547200.0,
+                deals=3,
+                deals_total=3,
+                seats=["ann", "bo", "normal bot 2"],
+                your_seat=0,
+                totals=[-96, 48, 48],
+                result="lost",
+                ended="match_over",
+            )
+        ]
+    ),
+    History(entries=[]),
 ]
 
 

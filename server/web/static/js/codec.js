@@ -44,6 +44,10 @@ export const CLIENT_TYPES = Object.freeze([
   "quick_match",
   "leave_queue",
   "list_rooms",
+  "chat",
+  "rematch",
+  "get_replay",
+  "get_history",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -70,6 +74,10 @@ export const SERVER_TYPES = Object.freeze([
   "awaiting_ready",
   "match_end",
   "seat_control",
+  "chat_said",
+  "rematch_asked",
+  "replay",
+  "history",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);
