@@ -12,7 +12,13 @@ b. 1-byte invalid frames before hello, as fast as one raw socket sends them, 8,1
    a ping every 60 ms);
 c. ``--sockets`` websockets that never say hello: how many were accepted (and how the others
    were refused), how long the accepted ones lived (watched for ``--silent-seconds``), and
-   whether ``/healthz`` and a player's hello still worked with them open.
+   whether ``/healthz`` and a player's hello still worked with them open;
+d. one address opening private rooms for ``--rooms-seconds``, 20 connections at a time, each
+   a fresh session that creates one room and drops: rooms made, refusals, Redis keys and
+   memory after;
+e. ``--strong-clients`` headless ``ddz`` clients from one address each asking for a strong
+   practice match (instant bots) and playing it: how many got one, and the CPU seconds the
+   server and its bot workers spent in ``--strong-seconds``.
 
 The attackers run in processes of their own, so the player's latency is the server's, not
 the attackers' event loop. Keep runs short on a shared machine::
@@ -58,6 +64,8 @@ from server.store.embedded import EmbeddedRedis  # noqa: E402
 PLAYER_ADDRESS = ("127.0.0.2", 0)
 UNKNOWN_1KB = msgpack.packb({"type": "x" * 1000, "id": 1})
 GARBAGE = b"\xc1"
+#: The headless clients keep no session on disk (DDZ_NO_SESSION: older clients ignore it).
+NO_SESSION = {**os.environ, "DDZ_NO_SESSION": "1"}
 
 
 # --- the server -----------------------------------------------------------------------------
@@ -321,7 +329,7 @@ async def player_hello(url: str) -> str:
         return f"failed: {type(exc).__name__}"
 
 
-# --- the three parts ---------------------------------------------------------------------------
+# --- the parts --------------------------------------------------------------------------------
 
 
 def part_a(server: Server, seconds: float) -> dict[str, Any]:
@@ -437,13 +445,100 @@ async def part_c(server: Server, sockets: int, seconds: float) -> dict[str, Any]
     }
 
 
+def redis_figures(server: Server) -> dict[str, int]:
+    """The Redis's key count and memory in use (bytes)."""
+    import redis
+
+    client = redis.Redis.from_url(server.redis.url)
+    try:
+        info: Any = client.info("memory")
+        return {"keys": int(client.dbsize()), "used_memory": int(info["used_memory"])}
+    finally:
+        client.close()
+
+
+async def _one_room(url: str, stats: Counter[str]) -> None:
+    """A fresh session that creates a private room and drops the connection."""
+    try:
+        async with connect(url, open_timeout=5, close_timeout=0.1) as ws:
+            hello = {"type": "hello", "id": 1, "name": "r", "version": PROTOCOL_VERSION}
+            await ws.send(msgpack.packb(hello))
+            reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))
+            if reply.get("type") != "welcome":
+                stats[f"hello refused {reply.get('code')}"] += 1
+                return
+            await ws.send(msgpack.packb({"type": "create_room", "id": 2, "deals": 3}))
+            reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 5))
+            if reply.get("type") == "snapshot":
+                stats["rooms"] += 1
+            else:
+                stats[f"create refused {reply.get('code')}"] += 1
+    except InvalidStatus as exc:
+        stats[f"refused {exc.response.status_code}"] += 1
+    except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake):
+        stats["failed"] += 1
+
+
+async def part_d(server: Server, seconds: float, parallel: int = 20) -> dict[str, Any]:
+    before = redis_figures(server)
+    stats = Counter[str]()
+    deadline = time.monotonic() + seconds
+
+    async def worker() -> None:
+        while time.monotonic() < deadline:
+            await _one_room(server.url, stats)
+
+    await asyncio.gather(*(worker() for _ in range(parallel)))
+    after = redis_figures(server)
+    return {
+        "seconds": seconds,
+        **dict(stats),
+        "redis_keys_before": before["keys"],
+        "redis_keys_after": after["keys"],
+        "redis_mb_added": round((after["used_memory"] - before["used_memory"]) / 2**20, 2),
+    }
+
+
+def part_e(server: Server, clients: int, seconds: float) -> dict[str, Any]:
+    """Headless clients that each want a strong practice match, played by an easy bot."""
+    assert server.proc is not None
+    ddz = [sys.executable, "-m", "client.cli", "--server", server.url, "--auto", "easy"]
+    ddz += ["--json", "--reconnect-for", "0"]
+    ddz += ["practice", "--deals", "9", "--level", "strong", "--speed", "instant"]
+    spent_before = cpu_seconds(server.proc.pid) + sum(
+        cpu_seconds(c) for c in descendants(server.proc.pid)
+    )
+    procs = [
+        subprocess.Popen(
+            ddz, cwd=ROOT, env=NO_SESSION, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        for _ in range(clients)
+    ]
+    time.sleep(seconds)  # the window the CPU is measured over: a duration, not a wait
+    spent = cpu_seconds(server.proc.pid) + sum(cpu_seconds(c) for c in descendants(server.proc.pid))
+    got = 0
+    for proc in procs:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+        got += b'"type":"snapshot"' in out or b'"type": "snapshot"' in out
+    return {
+        "clients": clients,
+        "seconds": seconds,
+        "got_a_strong_room": got,
+        "server_and_workers_cpu_seconds": round(spent - spent_before, 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reader-seconds", type=float, default=20.0)
     p.add_argument("--flood-seconds", type=float, default=10.0)
     p.add_argument("--sockets", type=int, default=2000)
     p.add_argument("--silent-seconds", type=float, default=20.0)
-    p.add_argument("--parts", default="abc", help="which parts to run")
+    p.add_argument("--rooms-seconds", type=float, default=20.0)
+    p.add_argument("--strong-clients", type=int, default=48)
+    p.add_argument("--strong-seconds", type=float, default=30.0)
+    p.add_argument("--parts", default="abcde", help="which parts to run")
     p.add_argument("--server-args", default="", help="more ddz-server flags")
     p.add_argument(
         "--server-nofile", type=int, default=0, help="run the server with this open-file limit"
@@ -469,6 +564,12 @@ def main(argv: list[str] | None = None) -> None:
                 part_c(server, args.sockets, args.silent_seconds)
             )
             print(json.dumps(results["c_silent_sockets"]), flush=True)
+        if "d" in args.parts:
+            results["d_room_flood"] = asyncio.run(part_d(server, args.rooms_seconds))
+            print(json.dumps(results["d_room_flood"]), flush=True)
+        if "e" in args.parts:
+            results["e_strong_bots"] = part_e(server, args.strong_clients, args.strong_seconds)
+            print(json.dumps(results["e_strong_bots"]), flush=True)
     finally:
         server.stop()
     if args.out:
