@@ -42,7 +42,7 @@ def phrase_lines() -> list[Fragments]:
     for emote in (False, True):
         for phrase in PHRASES:
             if (phrase in EMOTES) == emote:
-                lines.append([("", f"  {phrase:<12}"), (DIM, TEXT[phrase])])
+                lines.append([("", f"  {phrase:<13}"), (DIM, TEXT[phrase])])
     return lines
 
 
