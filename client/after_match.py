@@ -141,9 +141,12 @@ def replay_lines(
 ) -> list[Fragments]:
     """A replay with its head: the room, when, and who sat in each seat."""
     when = time.strftime("%Y-%m-%d %H:%M", local(data.started_at)) if data.started_at else ""
+    void = sum(1 for d in data.deals if d.void)
+    played = f"{len(data.deals) - void} deal(s) of {data.deals_total}"
+    played += f", {void} void (dealt again)" if void else ""
     head: Fragments = [
         (ACCENT + " bold", f"replay of room {code(data.code)}"),
-        ("", f" ({data.mode}, {len(data.deals)} deal(s) of {data.deals_total})"),
+        ("", f" ({data.mode}, {played})"),
         (DIM, f"  {when}" if when else ""),
     ]
     seats = "   ".join(seat_label(data.seats, s) for s in range(len(data.seats)))

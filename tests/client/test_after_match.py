@@ -200,6 +200,14 @@ def test_a_replay_reads_as_ddz_replay_prints_the_journal() -> None:
     assert "match over: totals [12, -6, -6], won by S1" in shown
 
 
+def test_a_replay_counts_void_deals_apart() -> None:
+    data = replay_data(["a", "b", "c"])
+    void = data.deals[0].model_copy(update={"void": True, "end": None})
+    data = data.model_copy(update={"deals": [void, *data.deals]})
+    head = text(replay_lines(data))
+    assert "(private, 1 deal(s) of 3, 1 void (dealt again))" in head
+
+
 def test_a_replay_with_hostile_names_and_code_is_made_safe() -> None:
     shown = text(replay_lines(replay_data([HOSTILE, "x", "y"], code="AB\x1bCD")))
     assert is_safe(shown) and "Ann\ufffd]0;pwned" in shown
