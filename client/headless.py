@@ -36,8 +36,10 @@ history and replays ``ddz history`` and ``ddz replay CODE`` ask for (a session r
 its room closed is in no room, so the next subcommand opens its own). ``--again`` (with
 ``--auto``) asks for a rematch when the match ends (or accepts the one another player asked
 for: the request is the same), plays it too, and exits 0 when it ends; a refused rematch
-ends the session (``EXIT_SESSION``). Without it a headless client never takes a rematch.
-Quick chat and rematch offers are printed like any message.
+ends the session (``EXIT_SESSION``). When two ask at once the server opens a room for each,
+keeps one and takes the other asker out of theirs (a snapshot, then ``Left``): that ``Left``
+is not the end, the kept room's snapshot follows. Without ``--again`` a headless client never
+takes a rematch. Quick chat and rematch offers are printed like any message.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
-from protocol.events import MatchEnded
+from protocol.events import DealStarted, MatchEnded
 from protocol.messages import (
     Error,
     GetHistory,
@@ -155,6 +157,8 @@ class Headless:
         #: ``--again``: the rematch request's id once sent, and the finished room's code.
         self.again_id: int | None = None
         self.again_of: str | None = None
+        #: The rematch's first deal came: from then on the session ends as any other.
+        self.again_dealt = False
 
     # --- output -----------------------------------------------------------------------
 
@@ -235,6 +239,8 @@ class Headless:
                 self.forget_session()
                 return EXIT_OK
             await self.opened(message, first=before is None)
+        elif isinstance(message, DealStarted) and self.again_of is not None:
+            self.again_dealt = True
         elif isinstance(message, MatchEnded):
             # The session is kept: it is whose history and replays ddz history/replay show.
             if self.opts.again and self.again_id is None and self.state is not None:
@@ -245,6 +251,10 @@ class Headless:
             return EXIT_OK
         elif isinstance(message, RoomClosed) and self.again_waits(message):
             pass
+        elif isinstance(message, Left) and self.again_of is not None and not self.again_dealt:
+            # Two asked at once: the server opened a rematch for each, kept the other's and
+            # took us out of ours (its snapshot, then Left); the kept one's snapshot follows.
+            self.note("the other player's rematch was opened first: taking a seat there")
         elif isinstance(message, RoomClosed):
             self.forget_session()
             raise SessionEnded(f"the room closed without a result ({message.reason})")

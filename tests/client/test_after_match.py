@@ -4,6 +4,7 @@ client. Every name and code from the server passes through ``printable`` on its 
 
 from __future__ import annotations
 
+import io
 import time
 
 import pytest
@@ -21,6 +22,8 @@ from client.after_match import (
     replay_text,
 )
 from client.cli import build_parser, parse_args
+from client.headless import Headless, SessionEnded
+from client.options import Options
 from client.render import Fragments, plain
 from client.table import TableState
 from protocol.chat import PHRASES
@@ -43,14 +46,16 @@ from protocol.messages import (
     GetReplay,
     History,
     HistoryEntry,
+    Left,
     Rematch,
     RematchAsked,
     ReplayData,
     ReplayDeal,
     RoomClosed,
+    Snapshot,
 )
-from tests.client.helpers import room
-from tests.client.test_interactive import client_with
+from tests.client.helpers import room, started
+from tests.client.test_interactive import FakeLink, client_with
 from tests.server.test_after_match import describe_replay
 
 HOSTILE = "Ann\x1b]0;pwned\x07\u202e"  # retitles the window, then turns the line around
@@ -314,3 +319,48 @@ async def test_a_watcher_may_replay_but_not_ask_again(pipe: PipeInput, said: lis
     assert link.sent == [] and "you watched that match" in said[-1]
     await client.handle("replay")
     assert link.sent == [GetReplay(code="ABCDE")]
+
+
+# --- the headless client's --again ----------------------------------------------------------
+
+
+async def test_again_under_auto_asks_once_and_survives_the_race_of_two_askers() -> None:
+    # Regression: two ddz --again asking at the same moment; the server opened a room for
+    # each, kept one and took the other asker out of theirs (its snapshot, then Left), and
+    # that client ended "we left the room" instead of taking its seat in the kept one.
+    link = FakeLink()
+    opts = Options(server="ws://unused", name="me", auto="easy", json=True, again=True)
+    headless = Headless(link, opts, io.StringIO(), io.StringIO())  # type: ignore[arg-type]
+    headless.state = TableState.from_room(room(mode="quick"))
+    ended = MatchEnded(totals=[2, -1, -1], winners=[0], deal_scores=[[2, -1, -1]])
+    assert await headless.handle(ended) is None  # not the end: ask for the rematch
+    assert link.sent == [Rematch(code="ABCDE")]
+    assert await headless.handle(RoomClosed(reason="match_over")) is None
+    ours = room(mode="quick").model_copy(update={"code": "OURS1"})
+    kept = room(mode="quick").model_copy(update={"code": "KEPT1"})
+    assert await headless.handle(Snapshot(room=ours)) is None
+    assert await headless.handle(Left()) is None
+    assert await headless.handle(Snapshot(room=kept)) is None
+    assert await headless.handle(started()) is None
+    assert await headless.handle(ended) == 0  # the rematch's end is the session's
+    assert link.sent == [Rematch(code="ABCDE")]
+
+
+async def test_without_again_a_headless_client_ends_with_the_match() -> None:
+    link = FakeLink()
+    opts = Options(server="ws://unused", name="me", auto="easy", json=True)
+    headless = Headless(link, opts, io.StringIO(), io.StringIO())  # type: ignore[arg-type]
+    headless.state = TableState.from_room(room(mode="quick"))
+    ended = MatchEnded(totals=[2, -1, -1], winners=[0], deal_scores=[[2, -1, -1]])
+    assert await headless.handle(ended) == 0 and link.sent == []
+
+
+async def test_a_refused_rematch_ends_the_session() -> None:
+    link = FakeLink()
+    opts = Options(server="ws://unused", name="me", auto="easy", json=True, again=True)
+    headless = Headless(link, opts, io.StringIO(), io.StringIO())  # type: ignore[arg-type]
+    headless.state = TableState.from_room(room(mode="quick"))
+    await headless.handle(MatchEnded(totals=[2, -1, -1], winners=[0], deal_scores=[]))
+    full = Error(code=ErrorCode.ROOM_FULL, message="a bot took your seat", request_id=1)
+    with pytest.raises(SessionEnded, match="no rematch: a bot took your seat"):
+        await headless.handle(full)
