@@ -9,10 +9,14 @@
     ddz ... watch CODE
     ddz ... quick                            (the quick-match queue: a timed 3-deal match)
     ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
+    ddz [--server URL] [--json] replay CODE  (print a finished match of yours deal by deal)
+    ddz [--server URL] [--json] history      (print your last matches)
+    ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
-the match ends; ``list`` always prints and exits (``client.headless.run_list``); otherwise it
+the match ends; ``list``, ``replay`` and ``history`` always print and exit
+(``client.headless.run_query``; the last two as the saved session's player); otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
 the quick-match queue) if one is given. Either way a dropped connection is resumed with
 backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60), and the
@@ -106,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless: print every received message as one JSON line",
     )
     parser.add_argument(
+        "--again",
+        action="store_true",
+        help="headless: when the match ends, ask for a rematch (or accept the one asked for) "
+        "and play it too, then exit; without it a headless client exits at the match's end",
+    )
+    parser.add_argument(
         "--reconnect-for",
         type=_seconds,
         default=_default_reconnect_for(),
@@ -179,6 +189,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(bots fill the seats after the server's wait)",
     )
     sub.add_parser("list", help="print the live rooms anyone may watch, then exit")
+    replay = sub.add_parser(
+        "replay",
+        help="print a finished match you played or watched, deal by deal with every hand",
+        description="Print a finished match you played or watched (as the session saved for "
+        "this server), deal by deal: every hand as dealt, the kitty, bids, plays, each deal's "
+        "end and score. --json prints the server's message.",
+    )
+    replay.add_argument("code", help="the room's code (history lists them)")
+    sub.add_parser(
+        "history",
+        help="print your last matches (date, mode, deals, totals, result, code to replay)",
+        description="Print the last matches of the session saved for this server, the newest "
+        "first. --json prints the server's message.",
+    )
     return parser
 
 
@@ -188,8 +212,11 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     ns = parser.parse_args(argv)
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
-            "--auto and --json need a subcommand: practice, create, join, watch, quick or list"
+            "--auto and --json need a subcommand: "
+            "practice, create, join, watch, quick, list, replay or history"
         )
+    if ns.again and not ns.auto:
+        parser.error("--again is for a headless client that plays: give --auto LEVEL too")
     # One grammar: the words read as the prompt reads them (practice 1 strong, create 6
     # public); a flag, where given, wins over a word.
     words = cmd.parse_command(" ".join([ns.mode, *ns.words])) if hasattr(ns, "words") else None
@@ -207,6 +234,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         mode=ns.mode,
         auto=ns.auto,
         json=ns.json,
+        again=ns.again,
         deals=deals,
         level=getattr(ns, "level", None) or practice.level,
         speed=speed or practice.speed,
@@ -223,10 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``ddz`` console script."""
     opts = parse_args(argv)
     try:
-        if opts.mode == "list":
-            from client.headless import run_list
+        if opts.mode in ("list", "replay", "history"):
+            from client.headless import run_query
 
-            return asyncio.run(run_list(opts, sys.stdout, sys.stderr))
+            return asyncio.run(run_query(opts, sys.stdout, sys.stderr))
         if opts.headless:
             from client.headless import run_headless
 

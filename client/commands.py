@@ -16,6 +16,7 @@ from typing import Literal
 
 from client.table import TableState
 from protocol.cards import CardTextError, Rank, format_cards, parse_cards
+from protocol.chat import PHRASES, TEXT, ChatPhrase
 from protocol.events import TurnAction
 from protocol.hints import hint_plays
 from protocol.messages import BotLevel, BotSpeed
@@ -145,6 +146,40 @@ class ToggleAutopass:
 
 
 @dataclass(frozen=True, slots=True)
+class Say:
+    """Say a quick-chat phrase to the table; ``phrase`` None lists the phrases."""
+
+    phrase: ChatPhrase | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mute:
+    """Hide (``on``) or show again the others' chat; client-side only."""
+
+    on: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Again:
+    """Ask for (or accept) a rematch of the match in room ``code`` (None: the one just
+    finished)."""
+
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowReplay:
+    """The replay of the finished match in room ``code`` (None: the one just finished)."""
+
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowHistory:
+    """My last matches."""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Text that is no command and no cards; ``message`` says why. ``as_cards``: the text
     was read as cards (no command word), so outside a deal another reason fits better."""
@@ -174,6 +209,11 @@ Command = (
     | Help
     | ToggleCounter
     | ToggleAutopass
+    | Say
+    | Mute
+    | Again
+    | ShowReplay
+    | ShowHistory
     | Invalid
 )
 
@@ -194,6 +234,14 @@ Commands (a word, or cards to play):
                                     you have not seen yet (your hand and all plays are seen)
   autopass                          when nothing in your hand beats the table, pass at once
   resume                            take your seat back from the bot that took it over
+  say [PHRASE]                      quick chat to the table (Tab completes; say alone lists
+                                    the phrases and emotes); mute | unmute hides | shows the
+                                    others' chat
+  again [CODE]                      after a match: ask for a rematch with the same seats, or
+                                    accept one you were asked for
+  replay [CODE]                     a finished match you played or watched, deal by deal with
+                                    every hand (CODE: the match just finished)
+  history                           your last matches, with the codes replay takes
   leave                             give up your seat (a bot plays it) or stop watching; ddz
                                     forgets its saved session
   quit                              close ddz; your seat waits for you: start ddz again to take
@@ -266,6 +314,49 @@ def _parse_bid(args: list[str]) -> Command:
     return PassTurn() if value == 0 else MakeBid(value)
 
 
+def _parse_say(args: list[str]) -> Command:
+    if not args:
+        return Say()
+    if len(args) == 1 and args[0] in PHRASES:
+        return Say(_PHRASES[args[0]])
+    return Invalid(f"say one of: {', '.join(PHRASES)} (say alone shows their text)")
+
+
+_PHRASES: dict[str, ChatPhrase] = {p: p for p in PHRASES}
+
+
+def _parse_optional_code(word: str, args: list[str]) -> Command:
+    """``again``, ``replay``: an optional room code (the match just finished without)."""
+    if len(args) > 1:
+        return Invalid(f"{word} takes one room code at most, like: {word} K7P2Q")
+    room = args[0].upper() if args else None
+    return Again(room) if word == "again" else ShowReplay(room)
+
+
+def phrase_completions(text: str) -> list[str]:
+    """The lines Tab offers for ``say ...``: ``say`` and each phrase id starting with what
+    is typed after it (all of them when nothing is); empty for any other line."""
+    words = text.split()
+    if not words or words[0].lower() != "say" or len(words) > 2:
+        return []
+    typed = words[1].lower() if len(words) == 2 else ""
+    if typed in PHRASES and text.endswith(typed):
+        typed = ""  # a whole phrase typed (or offered): Tab goes on through all of them
+    return [f"say {p}" for p in PHRASES if p.startswith(typed)]
+
+
+def next_completion(text: str) -> str | None:
+    """The line Tab puts at the prompt for ``say ...``: the phrase after the one shown, or
+    the first that fits what is typed; None when the line is no ``say``."""
+    options = phrase_completions(text)
+    if not options:
+        return None
+    current = " ".join(text.split()).lower()
+    if current in options:
+        return options[(options.index(current) + 1) % len(options)]
+    return options[0]
+
+
 def _parse_code(word: str, args: list[str]) -> Command:
     if len(args) != 1:
         return Invalid(f"{word} needs a room code, like: {word} K7P2Q")
@@ -289,10 +380,14 @@ _SIMPLE: dict[str, Command] = {
     "?": Help(),
     "counter": ToggleCounter(),
     "autopass": ToggleAutopass(),
+    "mute": Mute(True),
+    "unmute": Mute(False),
+    "history": ShowHistory(),
 }
 
 COMMAND_WORDS: frozenset[str] = frozenset(
     [*_SIMPLE, "practice", "create", "join", "watch", "bot", "speed", "bid"]
+    + ["say", "again", "replay"]
 )
 
 
@@ -324,6 +419,10 @@ def parse_command(text: str, action: TurnAction | None = None) -> Command | None
         return Speed(_SPEEDS[args[0]])
     if head == "bid":
         return _parse_bid(args)
+    if head == "say":
+        return _parse_say(args)
+    if head in ("again", "replay"):
+        return _parse_optional_code(head, words[1:])
     if action == "bid" and len(words) == 1 and head in ("0", "1", "2", "3"):
         return _parse_bid([head])
     try:
@@ -526,8 +625,10 @@ def assess(text: str, ctx: TurnContext) -> Verdict:
     return Verdict("info", command_text(command))
 
 
-LOBBY_WORDS = "quick, practice, create, join CODE, watch CODE, list, help or quit"
-ROOM_WORDS = "ready, bot, speed, counter, autopass, leave, help or quit"
+LOBBY_WORDS = (
+    "quick, practice, create, join CODE, watch CODE, list, again, replay, history, help or quit"
+)
+ROOM_WORDS = "ready, bot, speed, counter, autopass, say, leave, help or quit"
 
 
 def invalid_reason(text: str, command: Invalid, ctx: TurnContext) -> str:
@@ -562,6 +663,18 @@ def command_text(command: Command) -> str:
         return f"bot: seat a {command.level} bot{where}"
     if isinstance(command, Speed):
         return f"set the bots' speed to {command.speed}"
+    if isinstance(command, Say):
+        if command.phrase is None:
+            return "say: list the phrases (Tab goes through them)"
+        return f"say {TEXT[command.phrase]!r} to the table"
+    if isinstance(command, Mute):
+        return "mute: hide the others' chat" if command.on else "unmute: show the others' chat"
+    if isinstance(command, Again):
+        where = f"room {command.code}" if command.code else "the match just finished"
+        return f"again: a rematch of {where}"
+    if isinstance(command, ShowReplay):
+        where = f"room {command.code}" if command.code else "the match just finished"
+        return f"replay: {where}, deal by deal"
     return _COMMAND_TEXT.get(type(command), "")
 
 
@@ -577,6 +690,7 @@ _COMMAND_TEXT: dict[type, str] = {
     Help: "help: list the commands",
     ToggleCounter: "counter: show or hide the card counter",
     ToggleAutopass: "autopass: auto-pass when nothing beats the table",
+    ShowHistory: "history: your last matches",
 }
 
 

@@ -30,6 +30,16 @@ back to: the match ended, we left, or the room closed.
 
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
+
+After the match (issue 14) the saved session is kept: it is who the server knows, whose
+history and replays ``ddz history`` and ``ddz replay CODE`` ask for (a session resumed after
+its room closed is in no room, so the next subcommand opens its own). ``--again`` (with
+``--auto``) asks for a rematch when the match ends (or accepts the one another player asked
+for: the request is the same), plays it too, and exits 0 when it ends; a refused rematch
+ends the session (``EXIT_SESSION``). When two ask at once the server opens a room for each,
+keeps one and takes the other asker out of theirs (a snapshot, then ``Left``): that ``Left``
+is not the end, the kept room's snapshot follows. Without ``--again`` a headless client never
+takes a rematch. Quick chat and rematch offers are printed like any message.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from typing import TextIO
 
 from websockets.exceptions import ConnectionClosed
 
+from client.after_match import social_lines
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
@@ -52,14 +63,19 @@ from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
-from protocol.events import MatchEnded
+from protocol.events import DealStarted, MatchEnded
 from protocol.messages import (
     Error,
+    GetHistory,
+    GetReplay,
+    History,
     Left,
     ListRooms,
     Queued,
     QueueLeft,
     ReadyRequest,
+    Rematch,
+    ReplayData,
     Request,
     RoomClosed,
     RoomList,
@@ -138,6 +154,11 @@ class Headless:
         self.decisions: dict[int, DecisionKey] = {}
         self.retry_schedule = retry_schedule
         self._retry_delays: Iterator[float] | None = None
+        #: ``--again``: the rematch request's id once sent, and the finished room's code.
+        self.again_id: int | None = None
+        self.again_of: str | None = None
+        #: The rematch's first deal came: from then on the session ends as any other.
+        self.again_dealt = False
 
     # --- output -----------------------------------------------------------------------
 
@@ -149,6 +170,12 @@ class Headless:
         if isinstance(message, Error):
             return  # reported on stderr by the caller
         after = self.state
+        names = [after.seat_name(s) for s in range(3)] if after is not None else []
+        social = social_lines(message, names, after.my_seat if after is not None else None)
+        if social is not None:
+            for line in social:
+                print(plain(line), file=self.out, flush=True)
+            return
         if after is None or isinstance(message, Queued | QueueLeft | RoomList):
             for line in lobby_lines(message):
                 print(plain(line), file=self.out, flush=True)
@@ -195,6 +222,9 @@ class Headless:
         now = time.monotonic()
         if isinstance(message, Snapshot):
             self.state = TableState.from_snapshot(message, now)
+            new_room = before is not None and before.room.code != message.room.code
+            if new_room and self.auto is not None:
+                self.auto.reset()  # the rematch: deal and turn numbers start over
         elif self.state is not None:
             self.state = self.state.apply(message, now)
         self.emit(before, message)
@@ -209,10 +239,22 @@ class Headless:
                 self.forget_session()
                 return EXIT_OK
             await self.opened(message, first=before is None)
+        elif isinstance(message, DealStarted) and self.again_of is not None:
+            self.again_dealt = True
         elif isinstance(message, MatchEnded):
+            # The session is kept: it is whose history and replays ddz history/replay show.
+            if self.opts.again and self.again_id is None and self.state is not None:
+                self.again_of = self.state.room.code
+                self.again_id = await self.send(Rematch(code=self.again_of))
+                return None
             self.match_ended = True
-            self.forget_session()
             return EXIT_OK
+        elif isinstance(message, RoomClosed) and self.again_waits(message):
+            pass
+        elif isinstance(message, Left) and self.again_of is not None and not self.again_dealt:
+            # Two asked at once: the server opened a rematch for each, kept the other's and
+            # took us out of ours (its snapshot, then Left); the kept one's snapshot follows.
+            self.note("the other player's rematch was opened first: taking a seat there")
         elif isinstance(message, RoomClosed):
             self.forget_session()
             raise SessionEnded(f"the room closed without a result ({message.reason})")
@@ -223,6 +265,16 @@ class Headless:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def again_waits(self, closed: RoomClosed) -> bool:
+        """The finished room closing while its rematch is asked for: not the end."""
+        state = self.state
+        return (
+            closed.reason == "match_over"
+            and self.again_of is not None
+            and state is not None
+            and state.room.code == self.again_of
+        )
 
     def forget_session(self) -> None:
         """Nothing to come back to: the next start opens a new session."""
@@ -270,13 +322,17 @@ class Headless:
         # (No setup was sent when a saved session put us back in a room: setup_id is None,
         # and a refusal naming no request is not about it.)
         setup = rid is not None and rid == self.setup_id
+        if rid is not None and rid == self.again_id and error.code not in RETRY_CODES:
+            raise SessionEnded(f"no rematch: {error.message}")
         if error.code in RETRY_CODES:
             if setup and self.state is not None:
                 # The room opened (its snapshot came) before the server failed to note it
                 # in the session: the setup took effect, do not send it again.
                 return
             await asyncio.sleep(self.retry_delay(error.code))
-            if request is not None:
+            if rid is not None and rid == self.again_id and self.again_of is not None:
+                self.again_id = await self.send(Rematch(code=self.again_of))
+            elif request is not None:
                 new_id = await self.send(request, resend=True)
                 if setup:
                     self.setup_id = new_id
@@ -405,12 +461,37 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"))
 
 
-async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
-    """``ddz list``: print the live rooms anyone may watch (one line each, or the
-    ``RoomList`` as one JSON line with ``--json``) and exit 0. A dropped connection is tried
-    again like any other session's for up to ``--reconnect-for`` seconds."""
+Answer = RoomList | ReplayData | History
+
+
+async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
+    """``ddz list``, ``ddz replay CODE``, ``ddz history``: ask the server once, print its
+    answer (lines of text, or the message as one JSON line with ``--json``) and exit 0; a
+    refusal is printed on stderr (exit ``EXIT_SESSION``). A dropped connection is tried again
+    like any other session's for up to ``--reconnect-for`` seconds.
+
+    ``replay`` and ``history`` are the saved session's (its player played the matches): they
+    resume it, unless another ``ddz`` holds it (then a fresh session asks, with a note: it
+    has no matches of its own)."""
+    request = setup_request(opts)
+    if request is None:
+        show(err, "ddz: replay needs a room code")
+        return EXIT_SESSION
+    store = SessionFile.claim(opts.server) if opts.keep_session else None
+    if opts.keep_session and store is None:
+        show(err, "ddz: another ddz keeps this server's session: ask there (this one is new)")
     try:
-        link = await open_first(opts, err)
+        return await _query(opts, request, out, err, store)
+    finally:
+        if store is not None:
+            store.release()
+
+
+async def _query(
+    opts: Options, request: Request, out: TextIO, err: TextIO, store: SessionFile | None
+) -> int:
+    try:
+        link = await open_first(opts, err, store)
     except LinkError as exc:
         show(err, f"ddz: {exc}")
         return EXIT_CONNECT
@@ -418,7 +499,7 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
     try:
         while True:
             try:
-                rooms = await _ask_rooms(link, err)
+                answer = await _ask(link, request, err)
                 break
             except ConnectionClosed as exc:
                 if time.monotonic() >= deadline:
@@ -443,28 +524,30 @@ async def run_list(opts: Options, out: TextIO, err: TextIO) -> int:
     finally:
         await link.close()
     if opts.json:
-        print(to_json_line(rooms), file=out, flush=True)
-    else:
-        for line in room_list_lines(rooms):
-            print(plain(line), file=out, flush=True)
+        print(to_json_line(answer), file=out, flush=True)
+        return EXIT_OK
+    lines = room_list_lines(answer) if isinstance(answer, RoomList) else social_lines(answer)
+    for line in lines or []:
+        print(plain(line), file=out, flush=True)
     return EXIT_OK
 
 
-async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
-    """Send ``ListRooms`` and return the answer (a refusal as ``unavailable`` or for
-    flooding is asked again after a pause; another refusal ends the session)."""
+async def _ask(link: Link, request: Request, err: TextIO) -> Answer:
+    """Send ``request`` (``ListRooms``, ``GetReplay`` or ``GetHistory``) and return the
+    answer (a refusal as ``unavailable`` or for flooding is asked again after a pause;
+    another refusal ends the session). Messages of a room the resumed session is in pass by."""
     delays: Iterator[float] | None = None
-    rid = await link.send(ListRooms())
+    rid = await link.send(request)
     while True:
         try:
             message = await link.receive()
         except ProtocolError as exc:
             raise SessionEnded(f"protocol error: {exc.message}") from exc
-        if isinstance(message, RoomList):
+        if isinstance(message, _ANSWERS[type(request)]):
             return message
         if isinstance(message, Error) and message.request_id in (rid, None):
             if message.code not in RETRY_CODES:
-                raise SessionEnded(f"the server refused us: {message.message}")
+                raise SessionEnded(f"refused: {message.message} [{message.code}]")
             if message.code == ErrorCode.RATE_LIMITED:
                 delay = RATE_LIMIT_BACKOFF
             else:
@@ -472,7 +555,14 @@ async def _ask_rooms(link: Link, err: TextIO) -> RoomList:
                 delay = next(delays)
             show(err, f"ddz: refused: {message.message} [{message.code}]")
             await asyncio.sleep(delay)
-            rid = await link.send(ListRooms())
+            rid = await link.send(request)
+
+
+_ANSWERS: dict[type[Request], type[Answer]] = {
+    ListRooms: RoomList,
+    GetReplay: ReplayData,
+    GetHistory: History,
+}
 
 
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:

@@ -24,6 +24,12 @@ the same again confirms, anything else drops the question. Ctrl-C clears the lin
 Two switches, off by default: ``counter`` shows the card counter under the hand, and
 ``autopass`` passes at once (once a turn, with a notice) when nothing in the hand beats the
 play on the table.
+
+After a match (issue 14): ``say PHRASE`` is quick chat (Tab goes through the phrase ids;
+``mute`` hides the others' phrases, on this client only); ``again`` asks for a rematch of the
+match just finished, or accepts the one another player asked for (their ``RematchAsked`` is
+shown with the seconds the seat is held); ``replay [CODE]`` and ``history`` ask the server
+and print what it sends (``client.after_match``). A refusal of any of them names it.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from prompt_toolkit.styles import Style
 from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
+from client.after_match import phrase_lines, social_lines
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
@@ -55,6 +62,7 @@ from client.render import (
     code,
     event_lines,
     lobby_lines,
+    message_text,
     queued_line,
     table_panel,
 )
@@ -63,11 +71,16 @@ from client.saved_session import SessionFile, open_kept
 from client.table import TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
+from protocol.events import MatchEnded
 from protocol.legal import legal_plays
 from protocol.messages import (
     BidRequest,
+    Chat,
+    ChatSaid,
     CreateRoom,
     Error,
+    GetHistory,
+    GetReplay,
     JoinRoom,
     Leave,
     LeaveQueue,
@@ -78,6 +91,8 @@ from protocol.messages import (
     QueueLeft,
     QuickMatch,
     ReadyRequest,
+    Rematch,
+    RematchAsked,
     Request,
     ResumeRequest,
     SeatBot,
@@ -150,6 +165,18 @@ class Interactive:
         #: (monotonic) time it came; None when not queued.
         self.queued: Queued | None = None
         self.queued_at = 0.0
+        #: The others' quick chat is hidden (``mute``; client-side: the server sends it all).
+        self.muted = False
+        #: The room whose match ended last while we were in it, and whether we played it
+        #: (a watcher may replay it but not ask for a rematch): what ``again`` and
+        #: ``replay`` name when no code is typed.
+        self.finished: str | None = None
+        self.played_finished = False
+        #: A rematch another player asked for, until we are in a room again.
+        self.offer: RematchAsked | None = None
+        #: Requests whose refusal is shown under their own name (``say``, ``again``...),
+        #: by request id.
+        self.asked: dict[int, str] = {}
         self.session: PromptSession[str] = PromptSession(
             bottom_toolbar=self.toolbar,
             refresh_interval=0.5,
@@ -195,8 +222,8 @@ class Interactive:
 
         @bindings.add("tab")
         def _(event: KeyPressEvent) -> None:
-            """Tab: put the next hint at the prompt."""
-            text = self.next_hint()
+            """Tab: the next phrase after ``say``, else put the next hint at the prompt."""
+            text = cmd.next_completion(event.current_buffer.text) or self.next_hint()
             if text is not None:
                 event.current_buffer.text = text
                 event.current_buffer.cursor_position = len(text)
@@ -213,14 +240,20 @@ class Interactive:
 
     # --- the server -------------------------------------------------------------------
 
-    async def send(self, request: Request) -> None:
+    async def send(self, request: Request, label: str | None = None) -> int | None:
+        """Send ``request``; its id, or None when it could not go. ``label``: a refusal of
+        it is shown as that command's (``again refused: ...``)."""
         if self.link is None:
             say([(WARN, "not connected")])
-            return
+            return None
         try:
-            await self.link.send(request)
+            rid = await self.link.send(request)
         except ConnectionClosed:
             say([(WARN, "not sent: the connection is down")])
+            return None
+        if label is not None:
+            self.asked[rid] = label
+        return rid
 
     async def receive_loop(self) -> None:
         """Read the server until the session ends; resume it after a drop."""
@@ -251,12 +284,8 @@ class Interactive:
         if created and self.state is not None and self.created_public is not None:
             self.state = replace(self.state, public=self.created_public)
         self.follow_queue(message, now)
-        after = self.state
-        if after is not None:
-            lines = event_lines(before or after, after, message)
-        else:
-            lines = lobby_lines(message)
-        for line in lines:
+        self.follow_matches(before, message)
+        for line in self.lines_for(before, message):
             say(line)
         if isinstance(message, Snapshot):
             self.keep_session()
@@ -270,6 +299,38 @@ class Interactive:
         await self.auto_pass()
         if self.session.app.is_running:
             self.session.app.invalidate()
+
+    def lines_for(self, before: TableState | None, message: ServerMessage) -> list[Fragments]:
+        """What to print for ``message``: the others' chat unless muted, a refusal under
+        the name of the command it refuses, else what ``client.render`` says."""
+        after = self.state
+        names = [after.seat_name(s) for s in range(3)] if after is not None else []
+        mine = after.my_seat if after is not None else None
+        if isinstance(message, ChatSaid) and self.muted and message.seat != mine:
+            return []
+        if isinstance(message, Error) and message.request_id in self.asked:
+            label = self.asked.pop(message.request_id)
+            return [
+                [(WARN, f"{label} refused: {message_text(message.message)}"),
+                 (DIM, f" [{message.code}]")]
+            ]  # fmt: skip
+        social = social_lines(message, names, mine)
+        if social is not None:
+            return social
+        if after is not None:
+            return event_lines(before or after, after, message)
+        return lobby_lines(message)
+
+    def follow_matches(self, before: TableState | None, message: ServerMessage) -> None:
+        """Note the match that just ended (for ``again`` and ``replay``), the rematch
+        offered, and drop the offer once in a room again."""
+        state = self.state
+        if isinstance(message, MatchEnded) and state is not None:
+            self.finished, self.played_finished = state.room.code, state.my_seat is not None
+        elif isinstance(message, RematchAsked):
+            self.offer = message
+        elif isinstance(message, Snapshot):
+            self.offer = None
 
     async def auto_pass(self) -> None:
         """With ``autopass`` on: pass at once on my turn when nothing in my hand beats the
@@ -466,6 +527,18 @@ class Interactive:
                 await self.send(LeaveQueue())
         elif isinstance(command, cmd.Practice | cmd.Create | cmd.Join | cmd.WatchRoom):
             await self.open_room(command)
+        elif isinstance(command, cmd.Say | cmd.Mute):
+            await self.chat(command)
+        elif isinstance(command, cmd.Again):
+            await self.again(command.code)
+        elif isinstance(command, cmd.ShowReplay):
+            room = command.code or self.finished
+            if room is None:
+                say([(WARN, "replay CODE: history lists the codes of your matches")])
+            else:
+                await self.send(GetReplay(code=room), label=f"replay {code(room)}")
+        elif isinstance(command, cmd.ShowHistory):
+            await self.send(GetHistory(), label="history")
         elif not self.in_room():
             say([(WARN, "you are not in a room")])
         elif isinstance(command, cmd.Ready):
@@ -485,6 +558,41 @@ class Interactive:
                 return
             self.forget_session()
             await self.send(Leave())
+
+    async def chat(self, command: cmd.Say | cmd.Mute) -> None:
+        """``say``, ``mute``, ``unmute``: quick chat to the table (seated only)."""
+        if isinstance(command, cmd.Mute):
+            self.muted = command.on
+            what = "hidden (unmute shows it)" if command.on else "shown"
+            say([(DIM, f"the others' chat is {what}")])
+        elif command.phrase is None:
+            for line in phrase_lines():
+                say(line)
+        elif not self.in_room():
+            say([(WARN, "say is for the table: you are not in a room")])
+        elif self.state is not None and self.state.is_watcher:
+            say([(WARN, "watchers may not chat: only the seated players do")])
+        else:
+            await self.send(Chat(phrase=command.phrase), label="say")
+
+    async def again(self, typed: str | None) -> None:
+        """``again``: a rematch of the match just finished (or of room ``typed``)."""
+        state = self.state
+        if self.in_room() and state is not None and not state.match_over:
+            say([(WARN, "you are in a room: again is for after its match")])
+            return
+        if self.queued is not None:
+            say([(WARN, "you are in the quick-match queue: unqueue first")])
+            return
+        room = typed or (self.offer.code if self.offer is not None else self.finished)
+        if room is None:
+            say([(WARN, "no match just finished here: again CODE names one you played")])
+            return
+        if typed is None and self.offer is None and not self.played_finished:
+            say([(WARN, "you watched that match: again is for who played it")])
+            return
+        await self.send(Rematch(code=room), label="again")
+        say([(DIM, f"asked for a rematch of room {code(room)}: the match starts when all are in")])
 
     def ready_pending(self) -> bool:
         """Seated, before the match or between deals, and not ready yet: Enter readies."""

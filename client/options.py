@@ -10,6 +10,8 @@ from protocol.messages import (
     BotLevel,
     BotSpeed,
     CreateRoom,
+    GetHistory,
+    GetReplay,
     JoinRoom,
     ListRooms,
     QuickMatch,
@@ -18,7 +20,7 @@ from protocol.messages import (
     Watch,
 )
 
-Mode = Literal["practice", "create", "join", "watch", "quick", "list"]
+Mode = Literal["practice", "create", "join", "watch", "quick", "list", "replay", "history"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +29,9 @@ class Options:
 
     ``mode`` is the subcommand (None: the interactive menu). ``auto`` is the bot level that
     plays for me (None: I play), ``json`` prints every received message as a JSON line.
+    ``again``: headless, after the match ask for (or accept) one rematch and play it too.
     ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
-    and ``public`` for create; ``code`` for join and watch; ``quick`` joins the quick-match
+    and ``public`` for create; ``code`` for join, watch and replay; ``quick`` joins the quick-match
     queue and ``list`` asks for the live rooms (and ends). ``reconnect_for``: seconds a
     dropped session keeps trying to resume (0: it does not try). ``keep_session``: keep the
     session token on disk and resume it on the next start (``client.saved_session``); off
@@ -40,6 +43,7 @@ class Options:
     mode: Mode | None = None
     auto: BotLevel | None = None
     json: bool = False
+    again: bool = False
     deals: int = 3
     level: BotLevel = "normal"
     speed: BotSpeed = "normal"
@@ -75,4 +79,8 @@ def setup_request(opts: Options) -> Request | None:
         return QuickMatch()
     if opts.mode == "list":
         return ListRooms()
+    if opts.mode == "replay" and opts.code:
+        return GetReplay(code=opts.code)
+    if opts.mode == "history":
+        return GetHistory()
     return None

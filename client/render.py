@@ -452,7 +452,7 @@ def turn_line(state: TableState, now: float) -> Fragments:
     if table.phase == "over":
         return [
             (GOOD + " bold", "match over"),
-            (DIM, "  (quick, practice, create, join, watch, list or quit)"),
+            (DIM, "  (again · replay · history · quick · practice · create · list · quit)"),
         ]
     if table.phase == "between_deals":
         mine = state.my_seat

@@ -204,8 +204,7 @@ async def test_a_new_session_is_kept(tmp_path: Path) -> None:
 async def test_a_headless_client_forgets_it_when_there_is_nothing_to_come_back_to(
     tmp_path: Path,
 ) -> None:
-    ended = MatchEnded(winners=[0], totals=[2, -1, -1], deal_scores=[[2, -1, -1]])
-    for message in [ended, Left(), RoomClosed(reason="everyone_left")]:
+    for message in [Left(), RoomClosed(reason="everyone_left")]:
         store = store_in(tmp_path)
         store.save("t")
         opts = Options(server=SERVER, name="me", json=True, mode="practice")
@@ -214,3 +213,16 @@ async def test_a_headless_client_forgets_it_when_there_is_nothing_to_come_back_t
             await headless.handle(message)
         assert store.load() is None, message
         store.release()
+
+
+async def test_a_headless_client_keeps_it_when_the_match_ends(tmp_path: Path) -> None:
+    # Issue 14: the session is whose history and replays ddz history and ddz replay show;
+    # forgotten at the match's end, they asked as a stranger and got nothing.
+    ended = MatchEnded(winners=[0], totals=[2, -1, -1], deal_scores=[[2, -1, -1]])
+    store = store_in(tmp_path)
+    store.save("t")
+    opts = Options(server=SERVER, name="me", json=True, mode="practice")
+    headless = Headless(None, opts, io.StringIO(), io.StringIO(), store=store)  # type: ignore[arg-type]
+    assert await headless.handle(ended) == 0
+    assert store.load() == "t"
+    store.release()

@@ -1,0 +1,218 @@
+"""How quick chat, the rematch offer, a replay and the match history read on a terminal.
+
+Pure functions to ``Fragments`` (as ``client.render``), shared by the interactive and the
+headless client. Every string from the network (names, room codes) enters a line through
+``client.safe_text.printable`` here, and again on its way to the terminal.
+
+A replay reads as the operator's ``ddz-replay`` prints a journal (``server/replay.py``):
+the same line for each deal, hand, bid, play and end, seats named ``S1``..``S3``, with a head
+saying who sat where. So a player's replay and the operator's can be laid side by side.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, code
+from client.safe_text import NAME_LIMIT, printable
+from protocol.cards import format_hand
+from protocol.chat import EMOTES, PHRASES, TEXT
+from protocol.events import (
+    BidMade,
+    CardsPlayed,
+    DealEnded,
+    DealVoided,
+    LandlordChosen,
+    Passed,
+    SeatControl,
+)
+from protocol.messages import ChatSaid, History, HistoryEntry, RematchAsked, ReplayData
+
+SEAT_NAMES = ("S1", "S2", "S3")
+#: The history table fits this many columns.
+HISTORY_WIDTH = 80
+
+# --- quick chat ---------------------------------------------------------------------------
+
+
+def phrase_lines() -> list[Fragments]:
+    """``say`` alone: every phrase id with its text, phrases then emotes."""
+    lines: list[Fragments] = [[(BOLD, "say PHRASE (Tab completes):")]]
+    for emote in (False, True):
+        for phrase in PHRASES:
+            if (phrase in EMOTES) == emote:
+                lines.append([("", f"  {phrase:<13}"), (DIM, TEXT[phrase])])
+    return lines
+
+
+def seat_label(names: Sequence[str], seat: int, mine: int | None = None) -> str:
+    """``Ann (S2)``, ``you (S1)`` for my own seat, ``S3`` when the name is unknown."""
+    tag = SEAT_NAMES[seat] if 0 <= seat < len(SEAT_NAMES) else f"S{seat + 1}"
+    if seat == mine:
+        return f"you ({tag})"
+    name = printable(names[seat], NAME_LIMIT) if 0 <= seat < len(names) else ""
+    return f"{name} ({tag})" if name else tag
+
+
+def chat_line(message: ChatSaid, names: Sequence[str], mine: int | None = None) -> Fragments:
+    """``Ann (S2): Well played!`` (the text is the client's own, from the phrase id)."""
+    style = ACCENT if message.phrase in EMOTES else ""
+    return [(BOLD, seat_label(names, message.seat, mine) + ": "), (style, TEXT[message.phrase])]
+
+
+# --- the rematch --------------------------------------------------------------------------
+
+
+def rematch_line(message: RematchAsked, names: Sequence[str]) -> Fragments:
+    """``Ann wants a rematch: type again (30 s)``."""
+    name = printable(names[message.seat], NAME_LIMIT) if 0 <= message.seat < len(names) else ""
+    who = name or (SEAT_NAMES[message.seat] if 0 <= message.seat < 3 else "someone")
+    left = max(0.0, message.deadline - message.server_time)
+    return [
+        (GOOD + " bold", f"{who} wants a rematch: "),
+        ("", "type "),
+        (BOLD, "again"),
+        (DIM, f" ({left:.0f} s)"),
+    ]
+
+
+# --- a replay -----------------------------------------------------------------------------
+
+
+def _timeout(timeout: bool) -> str:
+    return "  (timeout)" if timeout else ""
+
+
+def _event_line(event: object) -> str:
+    """One public event of a deal, as ``ddz-replay`` prints it."""
+    if isinstance(event, BidMade):
+        what = f"bids {event.bid}" if event.bid else "passes"
+        return f"   {SEAT_NAMES[event.seat]} {what}{_timeout(event.timeout)}"
+    if isinstance(event, DealVoided):
+        return f"   all passed: void deal ({event.voids_in_row} in a row)"
+    if isinstance(event, LandlordChosen):
+        return f"   {SEAT_NAMES[event.seat]} is the landlord, base {event.base}"
+    if isinstance(event, CardsPlayed):
+        cards = format_hand(event.cards)
+        return f"   {SEAT_NAMES[event.seat]} {cards}  {event.kind}{_timeout(event.timeout)}"
+    if isinstance(event, Passed):
+        end = "  (trick over)" if event.trick_over else ""
+        return f"   {SEAT_NAMES[event.seat]} pass{_timeout(event.timeout)}{end}"
+    if isinstance(event, SeatControl):
+        who = "a bot plays" if event.bot else "the person plays"
+        return f"   {SEAT_NAMES[event.seat]}: {who} ({event.reason})"
+    return ""
+
+
+def _end_line(end: DealEnded) -> str:
+    s = end.score
+    extras = [f"{s.bombs} bombs", f"{s.rockets} rockets"]
+    extras += ["spring"] * s.spring + ["anti-spring"] * s.anti_spring
+    return (
+        f"   {end.winner} win: base {s.base} x{s.multiplier} ({', '.join(extras)})"
+        f"  scores {s.scores}  totals {end.totals}"
+    )
+
+
+def replay_text(data: ReplayData) -> list[str]:
+    """The match deal by deal, line for line as ``ddz-replay`` prints its journal: each deal's
+    hands as dealt and the kitty, the bids, plays and passes, the deal's end and score, then
+    the match's result (or why it ended early)."""
+    lines: list[str] = []
+    for deal in data.deals:
+        lines += ["", f"== deal {deal.deal_no}/{data.deals_total}"]
+        for seat, hand in enumerate(deal.hands):
+            lines.append(f"   {SEAT_NAMES[seat]} dealt {format_hand(hand)}")
+        lines.append(f"   kitty    {format_hand(deal.kitty)}")
+        lines += [_event_line(event) for event in deal.events]
+        if deal.end is not None:
+            lines.append(_end_line(deal.end))
+    if data.result is not None:
+        winners = ", ".join(SEAT_NAMES[w] for w in data.result.winners)
+        lines += ["", f"match over: totals {data.result.totals}, won by {winners}"]
+    else:
+        lines += ["", f"(the match ended early: {data.ended})"]
+    return lines
+
+
+def replay_lines(
+    data: ReplayData, local: Callable[[float | None], time.struct_time] = time.localtime
+) -> list[Fragments]:
+    """A replay with its head: the room, when, and who sat in each seat."""
+    when = time.strftime("%Y-%m-%d %H:%M", local(data.started_at)) if data.started_at else ""
+    void = sum(1 for d in data.deals if d.void)
+    played = f"{len(data.deals) - void} deal(s) of {data.deals_total}"
+    played += f", {void} void (dealt again)" if void else ""
+    head: Fragments = [
+        (ACCENT + " bold", f"replay of room {code(data.code)}"),
+        ("", f" ({data.mode}, {played})"),
+        (DIM, f"  {when}" if when else ""),
+    ]
+    seats = "   ".join(seat_label(data.seats, s) for s in range(len(data.seats)))
+    lines: list[Fragments] = [head, [("", seats)]]
+    for text in replay_text(data):
+        style = BOLD if text.startswith(("==", "match over")) else ""
+        lines.append([(style, text)])
+    return lines
+
+
+# --- the history --------------------------------------------------------------------------
+
+_RESULT_STYLE = {"won": GOOD, "lost": WARN, "unfinished": DIM}
+
+
+def _totals(entry: HistoryEntry) -> str:
+    """Each seat's total, mine in brackets: ``[+12] -6 -6``."""
+    parts = []
+    for seat, total in enumerate(entry.totals):
+        text = f"{total:+d}"
+        parts.append(f"[{text}]" if seat == entry.your_seat else text)
+    return " ".join(parts)
+
+
+def history_lines(
+    history: History, local: Callable[[float | None], time.struct_time] = time.localtime
+) -> list[Fragments]:
+    """My last matches, the newest first, a line each within ``HISTORY_WIDTH`` columns:
+    when it ended, its mode, deals played of the match's, every total (mine in brackets),
+    my result, and the code that ``replay`` takes."""
+    if not history.entries:
+        return [[(DIM, "no matches yet (a match is kept for a week)")]]
+    head = f"{'ended':<16}  {'mode':<8} {'deals':<5} {'totals (yours [])':<20} {'result':<10} code"
+    lines: list[Fragments] = [[(DIM, head)]]
+    for entry in history.entries:
+        when = time.strftime("%Y-%m-%d %H:%M", local(entry.ended_at))
+        deals = f"{entry.deals}/{entry.deals_total}"
+        totals = _totals(entry)[:20]
+        start = f"{when:<16}  {entry.mode:<8} {deals:<5} {totals:<20} "
+        room = HISTORY_WIDTH - len(start) - 11
+        lines.append(
+            [
+                ("", start),
+                (_RESULT_STYLE.get(entry.result, ""), f"{entry.result:<10} "),
+                (BOLD, printable(entry.code, room)),
+            ]
+        )
+    lines.append([(DIM, "replay CODE shows one deal by deal")])
+    return lines
+
+
+# --- dispatch -------------------------------------------------------------------------------
+
+
+def social_lines(
+    message: object, names: Sequence[str] = (), mine: int | None = None
+) -> list[Fragments] | None:
+    """Lines for the messages of quick chat, rematch, replay and history (``names``: the
+    seats' names of the room they are about, ``mine``: my seat there); None for any other
+    message (``client.render`` shows those)."""
+    if isinstance(message, ChatSaid):
+        return [chat_line(message, names, mine)]
+    if isinstance(message, RematchAsked):
+        return [rematch_line(message, names)]
+    if isinstance(message, ReplayData):
+        return replay_lines(message)
+    if isinstance(message, History):
+        return history_lines(message)
+    return None
