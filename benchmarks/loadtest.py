@@ -933,8 +933,13 @@ class Cluster:
                 "--data-dir", str(self.tmp / f"server{i}"),
                 "--log-level", "WARNING",
                 # every player connects from 127.0.0.1: no cap per address (the total
-                # cap, --max-connections, stays, lowered to what open files allow)
+                # cap, --max-connections, stays, lowered to what open files allow), and
+                # none of the lobby's caps per address (sessions, rooms, failed joins)
                 "--max-connections-per-address", "0",
+                "--new-sessions-per-address", "0",
+                "--open-rooms-per-address", "0",
+                "--new-rooms-per-address", "0",
+                "--failed-joins-per-address", "0",
             ]  # fmt: skip
             log = (self.tmp / f"server{i}.log").open("wb")
             self.servers.append(
@@ -986,8 +991,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--server",
         action="append",
         default=[],
-        help="ws:// URL (repeatable); start it with --max-connections-per-address 0, since"
-        " every player here connects from one address",
+        help="ws:// URL (repeatable); start it with the caps per address off"
+        " (--max-connections-per-address 0 --new-sessions-per-address 0"
+        " --open-rooms-per-address 0 --new-rooms-per-address 0), since every player here"
+        " connects from one address",
     )
     p.add_argument("--server-pid", action="append", type=int, default=[], help="PID per server")
     p.add_argument("--start-servers", type=int, default=0, help="start N ddz-server processes")

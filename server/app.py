@@ -277,6 +277,11 @@ class App:
             await self.store.leave_queue(player)  # only a present person is matched
         except StoreError as exc:
             log.info("could not take %s off the queue: %s", player, exc)
+        if self.hub.connected(player):
+            # Connected here again meanwhile (their new connection's hello may already have
+            # marked them back): a late "gone" would leave their seat marked away, and a
+            # room sends nothing to a seat marked away.
+            return
         if session is not None and session.room is not None:
             try:
                 await self.directory.op(session.room, RoomOp("gone", player))
