@@ -208,6 +208,7 @@ def test_auto_pass_replay_play_again_and_history(
     assert "Practice" in first and "1/1 deals" in first and ("Won" in first or "Lost" in first)
     entry = frames.of_type("history")[-1]["entries"][0]
     assert f"{entry['totals'][0]:+d}".replace("+0", "0") in first
+    page.locator("#history-panel").scroll_into_view_if_needed()
     shoot(page, "history-phone")
     rows.last.locator("button").click()
     page.wait_for_selector("#replay:not([hidden])")
