@@ -75,8 +75,9 @@ def test_a_three_deal_practice_match_by_clicks(
     assert sum(end["totals"]) == 0
     assert "Winner" in page.inner_text("#result-winners")
 
-    # Again: back to the lobby with the same settings
-    page.click("#again")
+    # Lobby: back to the lobby with the same settings (Play again: test_page_practice_after)
+    assert page.is_visible("#again")
+    page.click("#to-lobby")
     wait_until(lambda: shown(page, "#lobby"), what="the lobby")
     assert page.is_checked("#practice-form input[name=deals][value='3']")
     assert page.input_value("#practice-form select[name=level]") == "easy"

@@ -8,6 +8,7 @@
 import { Connection, cleanName } from "./conn.js";
 import { Hand, cardElement, showCards } from "./hand.js";
 import { LANGS, LANG_NAMES, kindName, pickLang, translator } from "./i18n.js";
+import { replayFrame, stepCount } from "./replay.js";
 import { RANK_TEXT, cardRank } from "./rules.js";
 import {
   cardsFor,
@@ -16,12 +17,26 @@ import {
   legalBids,
   mySeat,
   myTurn,
+  nothingBeats,
   reduce,
   secondsLeft,
   seatOrder,
   unseen,
   verdict,
 } from "./state.js";
+
+/** The quick-chat phrases (protocol/chat.py), then its emotes with the face each shows. */
+const PHRASES = Object.freeze([
+  "hello", "good_luck", "well_played", "nice_bomb", "hurry_up", "oops", "sorry", "thanks",
+  "good_game", "one_more", "bye",
+]);
+const EMOTES = Object.freeze({
+  smile: "🙂", laugh: "😄", cry: "😢", angry: "😠", thumbs_up: "👍", surprised: "😮",
+});
+/** Milliseconds auto-pass waits before it passes: the play it passes on is seen first. */
+const AUTO_PASS_PAUSE = 400;
+/** Seconds a chat bubble stays by its seat. */
+const BUBBLE_SECONDS = 4;
 
 /** @typedef {import("./i18n.js").Lang} Lang */
 
@@ -51,6 +66,7 @@ const store = storage();
 const PREFS_KEY = "ddz.prefs";
 
 /** @type {{name: string, named: boolean, lang: Lang | null, counter: boolean,
+ *   mute: boolean, autoPass: boolean,
  *   practice: {deals: number, level: string, speed: string},
  *   create: {deals: number, public: boolean}}} */
 const prefs = {
@@ -58,6 +74,8 @@ const prefs = {
   named: false,
   lang: null,
   counter: false,
+  mute: false,
+  autoPass: false,
   practice: { deals: 3, level: "normal", speed: "normal" },
   create: { deals: 3, public: false },
   ...JSON.parse(store.getItem(PREFS_KEY) ?? "{}"),
@@ -85,6 +103,13 @@ const ui = {
   usableAt: null,
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   toastTimer: undefined,
+  /** the replay viewer's deal (index into its deals) and step */
+  replayDeal: 0,
+  replayStep: 0,
+  /** @type {number | null} the request id of the last chat phrase sent */
+  chatRequest: null,
+  /** @type {string} the turn auto-pass last passed on (no second pass for one turn) */
+  autoPassed: "",
 };
 ui.t = translator(ui.lang);
 
@@ -114,7 +139,8 @@ function dispatch(/** @type {{type: string, [k: string]: any}} */ msg) {
 function react(/** @type {any} */ before, /** @type {{type: string, [k: string]: any}} */ msg) {
   if (msg.type === "error") {
     if (msg.request_id === ui.busy) ui.busy = null;
-    toast(errorText(msg.code, msg.message));
+    const chat = msg.request_id !== null && msg.request_id === ui.chatRequest;
+    toast(chat && msg.code === "rate_limited" ? ui.t("chat_limited") : errorText(msg.code, msg.message));
   } else if (!msg.type.startsWith("_") && msg.type !== "pong" && msg.type !== "room_list") {
     ui.busy = null;
   }
@@ -122,7 +148,20 @@ function react(/** @type {any} */ before, /** @type {{type: string, [k: string]:
     if (ui.usableAt === null) ui.usableAt = performance.now();
     if (!msg.room) actOnLink();
     listRooms();
+    getHistory();
   }
+  if (msg.type === "chat_said" && state.room) {
+    const mine = msg.seat === mySeat(state);
+    if (!prefs.mute || mine) {
+      $("chat-announce").textContent = ui.t("said", { name: seatName(msg.seat), text: phraseText(msg.phrase) });
+    }
+  }
+  if (msg.type === "rematch_asked" && state.rematch) announce(rematchText());
+  if (msg.type === "replay") {
+    ui.replayDeal = 0;
+    ui.replayStep = 0;
+  }
+  if (["turn", "snapshot", "seat_control", "played", "passed"].includes(msg.type)) autoPass();
   if (msg.type === "_closed" || msg.type === "_down") ui.busy = null;
   if (msg.type === "turn" && msg.seat === mySeat(state) && mySeat(state) !== null) {
     announce(ui.t(msg.action === "bid" ? "your_turn_bid" : "your_turn_lead").split(":")[0]);
@@ -130,10 +169,53 @@ function react(/** @type {any} */ before, /** @type {{type: string, [k: string]:
   if (msg.type === "played" && msg.seat !== mySeat(state)) {
     announce(`${seatName(msg.seat)}: ${kindName(ui.t, ui.lang, msg.kind)}`);
   }
-  if ((msg.type === "left" || msg.type === "room_closed") && !state.room) listRooms();
+  if ((msg.type === "left" || msg.type === "room_closed" || msg.type === "_lobby") && !state.room) {
+    listRooms();
+    getHistory();
+  }
   if (state.notice && state.notice !== before.notice) {
     toast(ui.t(state.notice));
   }
+}
+
+/** Auto-pass (when switched on): on my play turn with nothing in my hand that beats the
+ * table, pass at once and say so. Once a turn. */
+function autoPass() {
+  if (!prefs.autoPass || ui.busy !== null) return;
+  const other = nothingBeats(state);
+  const turn = myTurn(state);
+  if (!other || !turn) return;
+  const key = `${state.room.code}:${turn.version}`;
+  if (ui.autoPassed === key) return;
+  ui.autoPassed = key;
+  toast(ui.t("auto_passed", { play: playName(other) }));
+  // a moment to see the play it passes on; then pass, if the turn is still this one
+  setTimeout(() => {
+    const now = myTurn(state);
+    if (!prefs.autoPass || !now || now.version !== turn.version || ui.busy !== null) return;
+    if (send({ type: "pass", version: turn.version }, true)) hand.clear();
+  }, AUTO_PASS_PAUSE);
+}
+
+/** A play as the legality line names it: "Pair 对子 8 8". @param {any} play */
+function playName(play) {
+  return play ? `${kindName(ui.t, ui.lang, play.kind)} ${play.cards.map((/** @type {number} */ r) => RANK_TEXT[r]).join(" ")}` : "";
+}
+
+/** A phrase's text in the page's language (an emote: its face). @param {string} phrase */
+function phraseText(phrase) {
+  const face = /** @type {Record<string, string>} */ (EMOTES)[phrase];
+  return face ? `${face} ${ui.t(`phrase_${phrase}`)}` : ui.t(`phrase_${phrase}`);
+}
+
+function rematchText() {
+  const r = state.rematch;
+  if (!r) return "";
+  return r.name ? ui.t("wants_rematch", { name: r.name }) : ui.t("someone_wants_rematch");
+}
+
+function getHistory() {
+  if (!state.room && state.conn === "open") conn.send({ type: "get_history" });
 }
 
 function errorText(/** @type {string} */ code, /** @type {string} */ message) {
@@ -185,18 +267,21 @@ function enterPending() {
 // --- rendering --------------------------------------------------------------------------
 
 let frame = 0;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let frameTimer;
 function renderNow() {
   if (frame) cancelAnimationFrame(frame);
+  clearTimeout(frameTimer);
   frame = 0;
   render();
 }
 
+/** Render in the next animation frame, or within 100 ms when no frame comes (a browser
+ * may hold animation frames back while it thinks nothing on the page moves). */
 function scheduleRender() {
   if (frame) return;
-  frame = requestAnimationFrame(() => {
-    frame = 0;
-    render();
-  });
+  frame = requestAnimationFrame(renderNow);
+  frameTimer = setTimeout(renderNow, 100);
 }
 
 function seatName(/** @type {number} */ seat) {
@@ -211,6 +296,12 @@ function applyLanguage() {
     el.textContent = ui.t(/** @type {HTMLElement} */ (el).dataset.i18n ?? "");
   }
   $("hand").setAttribute("aria-label", ui.t("your_hand"));
+  for (const el of document.querySelectorAll("[data-label]")) {
+    const key = /** @type {HTMLElement} */ (el).dataset.label ?? "";
+    el.setAttribute("aria-label", ui.t(key));
+    el.setAttribute("title", ui.t(key));
+  }
+  fillChat();
   $("table").setAttribute("aria-label", ui.t("title"));
   $("lang").setAttribute("aria-label", ui.t("language"));
   scheduleRender();
@@ -317,6 +408,46 @@ function renderLobby() {
     b.textContent = t("watch");
     b.dataset.code = r.code;
     b.setAttribute("aria-label", `${t("watch")} ${r.code}`);
+    li.append(info, b);
+    list.append(li);
+  }
+  renderHistory();
+}
+
+/** The lobby's list of my last matches: date, mode, deals, totals, result, Replay. */
+function renderHistory() {
+  const t = ui.t;
+  const list = $("history");
+  const entries = state.history ?? [];
+  list.replaceChildren();
+  if (!entries.length) {
+    const li = document.createElement("li");
+    li.className = "help";
+    li.textContent = t("no_history");
+    list.append(li);
+  }
+  for (const e of entries) {
+    const li = document.createElement("li");
+    li.dataset.code = e.code;
+    const info = document.createElement("span");
+    const date = document.createElement("strong");
+    date.textContent = when(e.ended_at);
+    const result = document.createElement("span");
+    result.className = `result ${e.result}`;
+    result.textContent = t(`result_${e.result}`);
+    const totals = e.totals
+      .map((/** @type {number} */ v, /** @type {number} */ i) => {
+        const who = e.seats[i] || `${i + 1}`;
+        return `${i === e.your_seat ? t("seats_you", { name: who }) : who} ${signed(v)}`;
+      })
+      .join(", ");
+    const line = ` · ${t(`mode_${e.mode}`)} · ${t("deals_played", { n: e.deals, total: e.deals_total })} · `;
+    info.append(date, line, result, ` · ${totals}`);
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = t("replay");
+    b.dataset.replay = e.code;
+    b.setAttribute("aria-label", t("replay_of", { date: when(e.ended_at) }));
     li.append(info, b);
     list.append(li);
   }
@@ -431,6 +562,13 @@ function renderTable() {
   const speed = /** @type {HTMLSelectElement} */ ($("speed"));
   $("speed-box").hidden = room.mode !== "practice" || me === null;
   if (document.activeElement !== speed) speed.value = room.bot_speed;
+  // chat (seats only: the server refuses watchers), mute, auto-pass
+  const chat = button("chat-open");
+  chat.hidden = me === null;
+  chat.disabled = !state.live;
+  if (me === null || !state.live) $("chat-panel").hidden = true;
+  chat.setAttribute("aria-expanded", String(!$("chat-panel").hidden));
+  $("autopass-label").hidden = me === null;
 }
 
 /**
@@ -444,8 +582,7 @@ function renderLegality(v, mine, table, me) {
   const line = $("legality");
   let level = "info";
   let text = "";
-  const name = (/** @type {any} */ play) =>
-    play ? `${kindName(t, ui.lang, play.kind)} ${play.cards.map((/** @type {number} */ r) => RANK_TEXT[r]).join(" ")}` : "";
+  const name = playName;
   if (mine && mine.action === "bid") {
     text = table.forced_bid && !mine.may_pass ? t("must_bid") : t("your_turn_bid");
   } else if (mine && ui.hintPass) {
@@ -540,7 +677,24 @@ function renderSeat(box, seat, pos, table, turn) {
     trick.append(cards, kind);
   }
   box.replaceChildren(who, info, trick);
+  const said = state.said[seat];
+  if (said && bubbleLive(said) && (!prefs.mute || seat === me)) {
+    const bubble = document.createElement("div");
+    const face = /** @type {Record<string, string>} */ (EMOTES)[said.phrase];
+    bubble.className = `bubble${face ? " emote" : ""}`;
+    bubble.dataset.phrase = said.phrase;
+    if (face) {
+      bubble.textContent = face;
+      bubble.title = ui.t(`phrase_${said.phrase}`);
+    } else bubble.textContent = ui.t(`phrase_${said.phrase}`);
+    box.append(bubble);
+  }
   void pos;
+}
+
+/** @param {{at: number}} said */
+function bubbleLive(said) {
+  return performance.now() / 1000 - said.at < BUBBLE_SECONDS;
 }
 
 function renderOverlays() {
@@ -556,9 +710,18 @@ function renderOverlays() {
     const ready = button("summary-ready");
     ready.hidden = me === null;
     ready.disabled = !state.live || (me !== null && table.ready[me]);
+  } else if ($("summary-rows").childElementCount) {
+    $("summary-rows").replaceChildren(); // a past deal's hands go with its summary
   }
   const over = state.result !== null || (!!table && table.phase === "over" && !!table.winners);
   $("result").hidden = !over;
+  if (!over && $("result-last").childElementCount) $("result-last").replaceChildren();
+  const again = button("again");
+  again.hidden = me === null;
+  again.disabled = !state.live || state.closed !== "match_over";
+  button("result-replay").disabled = !state.live || state.closed === null;
+  renderReplay();
+  renderRematch();
   if (over && table) {
     const winners = state.result?.winners ?? table.winners ?? [];
     const names = winners.map((/** @type {number} */ s) => (s === me ? t("seats_you", { name: seatName(s) }) : seatName(s)));
@@ -595,6 +758,183 @@ function renderOverlays() {
     tot.append(th(t("total")), ...totals.map((/** @type {number} */ v) => cell(signed(v))));
     $("result-rows").replaceChildren(...rows, tot);
   }
+}
+
+/** The rematch offer: "Ann wants a rematch", its countdown, Accept; shown outside a live
+ * room (on the match-end screen, or in the lobby). */
+function renderRematch() {
+  const r = state.rematch;
+  const show = r !== null && state.live && (state.room === null || state.result !== null);
+  $("rematch-prompt").hidden = !show;
+  if (!show) return;
+  $("rematch-text").textContent = rematchText();
+  button("rematch-accept").disabled = ui.busy !== null;
+}
+
+/** A date and time as this page's language writes it. @param {number} seconds */
+function when(seconds) {
+  const tag = ui.lang === "zh" ? "zh-CN" : ui.lang;
+  try {
+    return new Date(seconds * 1000).toLocaleString(tag, { dateStyle: "medium", timeStyle: "short" });
+  } catch {
+    return new Date(seconds * 1000).toISOString();
+  }
+}
+
+/** The replay viewer: a finished match deal by deal, every hand, step by step. Its hands
+ * leave the page with it (closed, nothing of it stays in the DOM). */
+function renderReplay() {
+  const t = ui.t;
+  const data = state.replay;
+  const box = $("replay");
+  if (!data || !data.deals.length) {
+    if (!box.hidden) {
+      box.hidden = true;
+      for (const id of ["replay-seats", "replay-kitty", "replay-step", "replay-info", "replay-deal"]) {
+        $(id).replaceChildren();
+      }
+    }
+    return;
+  }
+  if (box.hidden) {
+    box.hidden = false;
+    $("replay-sheet").focus(); // for its keys
+  }
+  ui.replayDeal = Math.max(0, Math.min(ui.replayDeal, data.deals.length - 1));
+  const deal = data.deals[ui.replayDeal];
+  const frame = replayFrame(data, ui.replayDeal, ui.replayStep);
+  ui.replayStep = frame.step;
+  const name = (/** @type {number} */ seat) => data.seats[seat] || `${seat + 1}`;
+  const info = [data.code, t(`mode_${data.mode}`), when(data.ended_at)];
+  if (data.result) {
+    info.push(data.result.totals.map((/** @type {number} */ v, /** @type {number} */ i) => `${name(i)} ${signed(v)}`).join(", "));
+  }
+  $("replay-info").textContent = info.join(" · ");
+  $("replay-deal").textContent =
+    t("replay_deal", { n: deal.deal_no, total: data.deals_total }) + (deal.void ? ` · ${t("void_tag")}` : "");
+  button("replay-deal-prev").disabled = ui.replayDeal === 0;
+  button("replay-deal-next").disabled = ui.replayDeal >= data.deals.length - 1;
+  const seats = [0, 1, 2].map((seat) => {
+    const row = document.createElement("div");
+    row.className = "replay-seat";
+    row.dataset.seat = String(seat);
+    const last = frame.last;
+    if (last && "seat" in last && last.seat === seat && last.type !== "landlord") row.classList.add("acted");
+    const who = document.createElement("div");
+    who.className = "who";
+    const n = document.createElement("span");
+    n.className = "name";
+    n.textContent = name(seat);
+    who.append(n);
+    if (frame.landlord === seat) {
+      const b = document.createElement("span");
+      b.className = "badge landlord";
+      b.textContent = `♛ ${t("landlord")}`;
+      who.append(b);
+    }
+    if (frame.botControl[seat]) {
+      const b = document.createElement("span");
+      b.className = "badge";
+      b.textContent = t("bot");
+      who.append(b);
+    }
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = t("cards_left", { n: frame.hands[seat].length });
+    who.append(count);
+    const trick = document.createElement("div");
+    trick.className = "trick";
+    const slot = frame.trick[seat];
+    if (frame.landlord === null && frame.bids[seat] !== null) {
+      trick.textContent = frame.bids[seat] ? t("bid", { n: frame.bids[seat] ?? 0 }) : t("no_bid");
+      trick.classList.add("said");
+    } else if (slot === "pass") {
+      trick.textContent = t("passed");
+      trick.classList.add("said");
+    } else if (slot) {
+      const cards = document.createElement("div");
+      cards.className = "cards small";
+      showCards(cards, slot.cards, t);
+      const kind = document.createElement("span");
+      kind.className = "kind";
+      kind.textContent = kindName(t, ui.lang, slot.kind);
+      trick.append(cards, kind);
+    }
+    const cards = document.createElement("div");
+    cards.className = "cards small hand-cards";
+    showCards(cards, frame.hands[seat], t);
+    if (!frame.hands[seat].length) cards.textContent = "—";
+    row.append(who, cards, trick);
+    return row;
+  });
+  $("replay-seats").replaceChildren(...seats);
+  const kitty = $("replay-kitty");
+  showCards(kitty, deal.kitty, t);
+  kitty.classList.toggle("taken", frame.kittyTaken);
+  const parts = [t("step_of", { n: frame.step, total: frame.steps }), describeEvent(frame.last, name)];
+  if (frame.step === frame.steps) {
+    if (deal.end) {
+      const e = deal.end;
+      parts.push(
+        `${t(e.winner === "landlord" ? "landlord_wins" : "farmers_win")}: ${e.score.scores
+          .map((/** @type {number} */ v, /** @type {number} */ i) => `${name(i)} ${signed(v)}`)
+          .join(", ")} (${t("breakdown", { base: e.score.base, mult: e.score.multiplier })})`,
+      );
+    } else if (!deal.void) parts.push(t("deal_unfinished"));
+  }
+  $("replay-step").textContent = parts.join(" · ");
+  button("replay-first").disabled = button("replay-prev").disabled = frame.step === 0;
+  button("replay-last").disabled = button("replay-next").disabled = frame.step >= frame.steps;
+}
+
+/**
+ * One step of a replay in words: "Ann bids 2", "Bo: Pair 对子 8 8", "Cy passes".
+ * @param {any} ev a replay event, or null (the deal as dealt)
+ * @param {(seat: number) => string} name
+ */
+function describeEvent(ev, name) {
+  const t = ui.t;
+  if (!ev) return t("step_dealt");
+  switch (ev.type) {
+    case "bid":
+      return ev.bid ? t("ev_bid", { name: name(ev.seat), n: ev.bid }) : t("ev_no_bid", { name: name(ev.seat) });
+    case "deal_void":
+      return t("ev_void");
+    case "landlord":
+      return t("ev_landlord", { name: name(ev.seat), base: ev.base });
+    case "played": {
+      const ranks = ev.cards.map(cardRank).sort((/** @type {number} */ a, /** @type {number} */ b) => a - b);
+      return t("ev_played", { name: name(ev.seat), play: playName({ kind: ev.kind, cards: ranks }) });
+    }
+    case "passed":
+      return t("ev_passed", { name: name(ev.seat) });
+    case "seat_control":
+      return t(ev.bot ? "ev_bot" : "ev_person", { name: name(ev.seat) });
+  }
+  return "";
+}
+
+/** Move the replay viewer: `deal` and `step` relative, or "first"/"last" step. */
+function replayMove(/** @type {{deal?: number, step?: number | "first" | "last"}} */ move) {
+  const data = state.replay;
+  if (!data) return;
+  if (move.deal) {
+    const next = Math.max(0, Math.min(ui.replayDeal + move.deal, data.deals.length - 1));
+    if (next !== ui.replayDeal) ui.replayStep = 0;
+    ui.replayDeal = next;
+  }
+  const steps = stepCount(data.deals[ui.replayDeal]);
+  if (move.step === "first") ui.replayStep = 0;
+  else if (move.step === "last") ui.replayStep = steps;
+  else if (move.step) ui.replayStep = Math.max(0, Math.min(ui.replayStep + move.step, steps));
+  renderNow();
+}
+
+function closeReplay() {
+  dispatch({ type: "_replay_closed" });
+  renderNow();
+  const back = state.result !== null ? button("result-replay") : null;
+  back?.focus();
 }
 
 function signed(/** @type {number} */ n) {
@@ -669,6 +1009,15 @@ function tick() {
     table && table.phase === "between_deals" && left !== null
       ? t("next_deal_in", { s: Math.ceil(left) })
       : "";
+  if (state.rematch) {
+    const r = secondsLeft(state.rematch.countdown, now) ?? 0;
+    if (r <= 0) dispatch({ type: "_rematch_dismissed" });
+    else $("rematch-clock").textContent = t("rematch_left", { s: Math.ceil(r) });
+  }
+  for (const el of document.querySelectorAll(".seat .bubble")) {
+    const said = state.said[Number(/** @type {HTMLElement} */ (el.parentElement).dataset.seat)];
+    if (!said || !bubbleLive(said)) scheduleRender(); // its time is up
+  }
   const q = state.queue;
   if (q) {
     const waited = Math.floor(now - q.since);
@@ -885,7 +1234,15 @@ function wire() {
     ui.leaveArmed = false;
     send({ type: "leave" });
   });
+  // after the match: again with the same seats, its replay, or the lobby
   $("again").addEventListener("click", () => {
+    const code = state.room?.code;
+    if (code && state.closed === "match_over") send({ type: "rematch", code }, true);
+  });
+  $("result-replay").addEventListener("click", () => {
+    if (state.room?.code) send({ type: "get_replay", code: state.room.code });
+  });
+  $("to-lobby").addEventListener("click", () => {
     const mode = state.room?.mode;
     dispatch({ type: "_lobby" });
     restoreForms();
@@ -894,7 +1251,74 @@ function wire() {
       button(target).focus();
     });
   });
-  $("to-lobby").addEventListener("click", () => dispatch({ type: "_lobby" }));
+  $("rematch-accept").addEventListener("click", () => {
+    const r = state.rematch;
+    if (!r) return;
+    send({ type: "rematch", code: r.code }, true);
+  });
+  $("rematch-dismiss").addEventListener("click", () => dispatch({ type: "_rematch_dismissed" }));
+  $("history").addEventListener("click", (e) => {
+    const b = /** @type {HTMLElement} */ (e.target).closest("button");
+    if (b?.dataset.replay) send({ type: "get_replay", code: b.dataset.replay });
+  });
+  // the replay viewer: buttons and keys
+  $("replay-close").addEventListener("click", closeReplay);
+  $("replay-first").addEventListener("click", () => replayMove({ step: "first" }));
+  $("replay-prev").addEventListener("click", () => replayMove({ step: -1 }));
+  $("replay-next").addEventListener("click", () => replayMove({ step: 1 }));
+  $("replay-last").addEventListener("click", () => replayMove({ step: "last" }));
+  $("replay-deal-prev").addEventListener("click", () => replayMove({ deal: -1 }));
+  $("replay-deal-next").addEventListener("click", () => replayMove({ deal: 1 }));
+  $("replay").addEventListener("keydown", (e) => {
+    /** @type {Record<string, Parameters<typeof replayMove>[0]>} */
+    const keys = {
+      ArrowRight: { step: 1 },
+      ArrowLeft: { step: -1 },
+      Home: { step: "first" },
+      End: { step: "last" },
+      ArrowDown: { deal: 1 },
+      PageDown: { deal: 1 },
+      ArrowUp: { deal: -1 },
+      PageUp: { deal: -1 },
+    };
+    if (e.key === "Escape") closeReplay();
+    else if (keys[e.key]) replayMove(keys[e.key]);
+    else return;
+    e.preventDefault();
+  });
+  // quick chat, its mute, and auto-pass
+  $("chat-open").addEventListener("click", () => {
+    const panel = $("chat-panel");
+    panel.hidden = !panel.hidden;
+    renderNow();
+    if (!panel.hidden) /** @type {HTMLElement | null} */ (panel.querySelector("button[data-phrase]"))?.focus();
+  });
+  $("chat-close").addEventListener("click", () => closeChat());
+  $("chat-panel").addEventListener("keydown", (e) => {
+    if (e.key === "Escape") closeChat();
+  });
+  $("chat-panel").addEventListener("click", (e) => {
+    const b = /** @type {HTMLElement} */ (e.target).closest("button");
+    if (!b?.dataset.phrase) return;
+    const id = conn.send({ type: "chat", phrase: b.dataset.phrase });
+    if (id !== null) ui.chatRequest = id;
+    closeChat();
+  });
+  const mute = input("mute-toggle");
+  mute.checked = prefs.mute;
+  mute.addEventListener("change", () => {
+    prefs.mute = mute.checked;
+    savePrefs();
+    renderNow();
+  });
+  const auto = input("autopass-toggle");
+  auto.checked = prefs.autoPass;
+  auto.addEventListener("change", () => {
+    prefs.autoPass = auto.checked;
+    savePrefs();
+    autoPass();
+    renderNow();
+  });
   $("retry").addEventListener("click", () => conn.retryNow());
   $("reload").addEventListener("click", () => location.reload());
   window.addEventListener("online", () => conn.retryNow());
@@ -907,6 +1331,37 @@ function wire() {
   setInterval(() => {
     if (!state.room && state.conn === "open" && !document.hidden) listRooms();
   }, 5000);
+}
+
+function closeChat() {
+  $("chat-panel").hidden = true;
+  renderNow();
+  button("chat-open").focus();
+}
+
+/** The chat panel's buttons, in the page's language: the phrases, then the emotes. */
+function fillChat() {
+  const t = ui.t;
+  $("chat-phrases").replaceChildren(
+    ...PHRASES.map((p) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.phrase = p;
+      b.textContent = t(`phrase_${p}`);
+      return b;
+    }),
+  );
+  $("chat-emotes").replaceChildren(
+    ...Object.entries(EMOTES).map(([p, face]) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.phrase = p;
+      b.textContent = face;
+      b.setAttribute("aria-label", t(`phrase_${p}`));
+      b.title = t(`phrase_${p}`);
+      return b;
+    }),
+  );
 }
 
 function listRooms() {

@@ -7,7 +7,7 @@
 // the table shows (seat order, the current trick, the card counter, whose turn) and what a
 // pick of cards would be (legality, hints). No DOM and no socket here: node tests drive it.
 
-import { cardRank, classify, beats, hintPlays, RANKS } from "./rules.js";
+import { cardRank, classify, beats, hintPlays, legalPlays, RANKS } from "./rules.js";
 
 export const SEATS = 3;
 
@@ -31,6 +31,10 @@ export const SEATS = 3;
  *   queue: {wait: number, waiting: number, since: number} | null,
  *   rooms: Msg[] | null,
  *   error: {code: string, message: string, requestId: number | null, at: number} | null,
+ *   said: ({phrase: string, at: number} | null)[],
+ *   rematch: {code: string, seat: number, name: string | null, countdown: Countdown} | null,
+ *   replay: Msg | null,
+ *   history: Msg[] | null,
  * }} State
  */
 
@@ -52,6 +56,10 @@ export function initialState() {
     queue: null,
     rooms: null,
     error: null,
+    said: [null, null, null],
+    rematch: null,
+    replay: null,
+    history: null,
   };
 }
 
@@ -140,6 +148,9 @@ function fromRoom(state, room, now) {
     result,
     closed: null,
     queue: null,
+    // a room of its own: the last one's chat is gone, and a rematch offer is answered
+    said: state.room?.code === room.code ? state.said : [null, null, null],
+    rematch: null,
   };
 }
 
@@ -158,7 +169,8 @@ function withTable(state, changes, more = {}) {
  * @param {State} state
  * @param {Msg} msg a server message, or one of the socket's: `_open`, `_closed`,
  *   `_down` (with `retryIn` seconds), `_outdated`, `_dismiss` (forget the error/notice),
- *   `_lobby` (leave a finished room's result screen)
+ *   `_lobby` (leave a finished room's result screen), `_replay_closed` (the replay viewer
+ *   closed: its hands are dropped), `_rematch_dismissed` (the rematch offer put away)
  * @param {number} now local monotonic seconds
  * @returns {State}
  */
@@ -178,6 +190,10 @@ export function reduce(state, msg, now) {
       return { ...state, error: null, notice: null };
     case "_lobby":
       return { ...state, room: null, result: null, closed: null, countdown: null };
+    case "_replay_closed":
+      return { ...state, replay: null };
+    case "_rematch_dismissed":
+      return { ...state, rematch: null };
     // --- session and lobby --------------------------------------------------------
     case "welcome": {
       const me = { playerId: msg.player_id, name: msg.name };
@@ -212,6 +228,29 @@ export function reduce(state, msg, now) {
       return { ...state, queue: null };
     case "room_list":
       return { ...state, rooms: msg.rooms };
+    case "history":
+      return { ...state, history: msg.entries };
+    case "replay":
+      return { ...state, replay: msg };
+    case "rematch_asked": {
+      // the finished room's names, when it is the one on screen (its result screen)
+      const seats = state.room?.code === msg.code ? state.room.seats : null;
+      return {
+        ...state,
+        rematch: {
+          code: msg.code,
+          seat: msg.seat,
+          name: seats?.[msg.seat]?.name ?? null,
+          countdown: /** @type {Countdown} */ (countdownOf(msg.deadline, msg.server_time, now)),
+        },
+      };
+    }
+    case "chat_said": {
+      if (state.room === null || msg.seat < 0 || msg.seat >= SEATS) return state;
+      const said = [...state.said];
+      said[msg.seat] = { phrase: msg.phrase, at: now };
+      return { ...state, said };
+    }
     case "snapshot":
       return fromRoom(state, msg.room, now);
     case "left":
@@ -542,6 +581,18 @@ export function hintOptions(s) {
   const options = hintPlays(myHand(s).map(cardRank), toBeat(s));
   if (turn.may_pass) options.push(null);
   return options;
+}
+
+/**
+ * On my play turn, when I may pass and nothing in my hand beats the play on the table:
+ * what auto-pass passes on (the play to beat), else null.
+ * @param {State} s
+ */
+export function nothingBeats(s) {
+  const turn = myTurn(s);
+  const other = toBeat(s);
+  if (!turn || turn.action !== "play" || !turn.may_pass || other === null) return null;
+  return legalPlays(myHand(s).map(cardRank), other).length === 0 ? other : null;
 }
 
 /**
