@@ -15,7 +15,7 @@ from typing import Any, Literal
 import msgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from protocol.errors import QUOTE_LIMIT, ErrorCode, quoted
+from protocol.errors import QUOTE_LIMIT, ErrorCode, Refusal, quoted
 from protocol.messages import (
     CLIENT_ADAPTER,
     SERVER_ADAPTER,
@@ -29,13 +29,11 @@ DEFAULT_MAX_FRAME = 16 * 1024
 Direction = Literal["to_server", "to_client"]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(Refusal):
     """A frame that is not a valid message; ``code`` says how, ``request_id`` which request."""
 
     def __init__(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.request_id = request_id
 
 

@@ -35,7 +35,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from protocol.codec import ProtocolError, decode
-from protocol.errors import ErrorCode, quoted
+from protocol.errors import ErrorCode, Refusal, quoted
 from protocol.messages import (
     PROTOCOL_VERSION,
     BotSpeed,
@@ -73,7 +73,6 @@ from server.codes import new_code, normalize
 from server.directory import ADOPT_BATCH, RoomDirectory
 from server.flood import Verdict
 from server.game.deal import RandomSource
-from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
@@ -246,19 +245,14 @@ class App:
             message = decode(frame, self.settings.max_frame)
             request_id, kind = message.id, message.type
             await self._dispatch(conn, message)
-        except ProtocolError as exc:
-            outcome = "refused"
-            if guard.refuse(time.monotonic()):
-                conn.drop("flood", FLOOD_REASON, cut=True)
+        except (Refusal, StoreError) as exc:
+            refusal = unavailable(exc) if isinstance(exc, StoreError) else exc
+            outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
+            if isinstance(refusal, ProtocolError) and guard.refuse(time.monotonic()):
+                conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
             else:
-                conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
-        except (RoomError, GameError) as exc:
-            outcome = "unavailable" if exc.code == ErrorCode.UNAVAILABLE else "refused"
-            conn.send(Error(code=exc.code, message=exc.message, request_id=request_id))
-        except StoreError as exc:
-            outcome = "unavailable"
-            error = unavailable(exc)
-            conn.send(Error(code=error.code, message=error.message, request_id=request_id))
+                rid = request_id if refusal.request_id is None else refusal.request_id
+                conn.send(Error(code=refusal.code, message=refusal.message, request_id=rid))
         if outcome == "unavailable":
             self.metrics.redis_errors.inc()
         self.metrics.requests.labels(kind, outcome).inc()
@@ -280,7 +274,7 @@ class App:
         if session is not None and session.room is not None:
             try:
                 await self.directory.op(session.room, RoomOp("gone", player))
-            except (RoomError, GameError, StoreError) as exc:
+            except (Refusal, StoreError) as exc:
                 log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
     # --- dispatch ---------------------------------------------------------------------
@@ -404,7 +398,7 @@ class App:
             return
         try:
             await self.directory.op(code, RoomOp("back", player))
-        except (RoomError, GameError, StoreError) as exc:
+        except (Refusal, StoreError) as exc:
             log.info("room %s: could not bring %s back: %s", code, player, exc)
 
     def _call_back(self, runner: RoomRunner) -> None:
@@ -698,7 +692,7 @@ class App:
         await self.limits.claim(address, code, new_room=False, strong=1)
         try:
             await self.directory.op(code, RoomOp("request", session.player_id, request=request))
-        except (RoomError, GameError) as exc:
+        except Refusal as exc:
             if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
                 with contextlib.suppress(StoreError):
                     await self.limits.release(address, code, room=False, strong=1)
@@ -723,7 +717,7 @@ class App:
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:
             await self.directory.op(code, op)
-        except (RoomError, GameError) as exc:
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 # Unanswered: the room's process may have taken them in (their snapshot then
                 # comes from it). The session keeps naming the room; the next request that
@@ -776,7 +770,7 @@ class App:
         await self.sessions.set_room(session, code)  # first: see _open_room
         try:
             await self.directory.op(code, RoomOp("again", session.player_id, name=session.name))
-        except (RoomError, GameError) as exc:
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 raise  # unanswered: as in _enter
             with contextlib.suppress(StoreError):

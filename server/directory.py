@@ -22,9 +22,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from protocol.errors import ErrorCode, quoted
+from protocol.errors import ErrorCode, Refusal, quoted
 from server.game.deal import RandomSource
-from server.game.errors import GameError
 from server.hub import Hub
 from server.metrics import Metrics
 from server.relay import Body, Relay, RelayTimeout
@@ -202,7 +201,7 @@ class RoomDirectory:
             for runner in runners:
                 runner.lock.release()
         for runner in failed:
-            with contextlib.suppress(RoomError, GameError):
+            with contextlib.suppress(Refusal):
                 await runner.change(lambda room: [])
         if self.on_adopted is not None:
             for runner in runners:
@@ -318,7 +317,7 @@ class RoomDirectory:
         try:
             op = RoomOp.from_data(body["op"], self.settings.max_frame)
             await apply_op(runner, op, self.clock, self.settings.max_watchers)
-        except (RoomError, GameError) as exc:
+        except Refusal as exc:
             self.relay.answer(body, {"error": [str(exc.code), exc.message]})
         else:
             self.relay.answer(body, {})

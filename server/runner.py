@@ -23,13 +23,12 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Request
 from server.bots import decide
 from server.bots.pool import choose
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
-from server.game.errors import GameError
 from server.hub import Hub
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
 from server.settings import BOT_DELAYS
@@ -222,25 +221,25 @@ class RoomRunner:
     async def _clock_ran_out(self) -> None:
         try:
             await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     async def _hold_over(self) -> None:
         try:
             await self.change(lambda room: room.hold_over(self.clock(), self.rng))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: hold timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     async def _idle_over(self) -> None:
         try:
             await self.change(lambda room: room.end_idle(self.clock(), self.idle_timeout))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: idle timer refused (%s)", self.code, exc)
             self._retry(exc)
 
-    def _retry(self, exc: GameError | RoomError) -> None:
+    def _retry(self, exc: Refusal) -> None:
         self.reschedule(RETRY_DELAY if exc.code == ErrorCode.UNAVAILABLE else None)
 
     async def _bot_acts(self, seat: int) -> None:
@@ -268,7 +267,7 @@ class RoomRunner:
         """Send a bot's request; False when the room refused it (another may be tried)."""
         try:
             await self.request(BotActor(seat), request)
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 self._retry(exc)
                 return True
