@@ -20,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Request
@@ -29,17 +31,11 @@ from server.bots import decide
 from server.bots.pool import choose
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
-from server.hub import Hub
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
 from server.settings import BOT_DELAYS
-from server.store.redis_store import (
-    RedisStore,
-    StoreConflict,
-    StoreError,
-    StoreFenced,
-    pack,
-    unpack,
-)
+from server.store.base import RoomStore
+from server.store.errors import StoreConflict, StoreError, StoreFenced
+from server.store.redis_store import pack, unpack
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -52,12 +48,27 @@ RETRY_DELAY = 0.5
 Change = Callable[[Room], list[Delivery]]
 
 
+class Outlet(Protocol):
+    """Where a room's messages go: to the players' connections, wherever they are (a
+    ``Hub`` alone reaches those connected to this process)."""
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> object:
+        """Send each message to its player."""
+
+
+class Presence(Protocol):
+    """Told who entered and who left a room (the sessions part keeps where each player
+    is)."""
+
+    def moved(self, code: str, entered: list[str], left: list[str]) -> None: ...
+
+
 class RoomRunner:
     def __init__(
         self,
         room: Room,
-        hub: Hub,
-        store: RedisStore,
+        outlet: Outlet,
+        store: RoomStore,
         rng: RandomSource,
         on_closed: Callable[[Room], Coroutine[Any, Any, None]],
         clock: Callable[[], float] = time.time,
@@ -65,6 +76,7 @@ class RoomRunner:
         fence: int = 0,
         on_lost: Callable[[Room], None] | None = None,
         idle_timeout: float = 0.0,
+        presence: Presence | None = None,
     ) -> None:
         self.room = room
         #: Seconds a room with no connected person lives (0: for ever).
@@ -74,7 +86,9 @@ class RoomRunner:
         self.on_lost = on_lost
         #: Told each bot decision's level and seconds (the metrics' histogram).
         self.bot_timer: Callable[[str, float], None] | None = None
-        self.hub = hub
+        self.outlet = outlet
+        #: Told of each change's newcomers and leavers.
+        self.presence = presence
         self.store = store
         self.rng = rng
         self.clock = clock
@@ -100,6 +114,7 @@ class RoomRunner:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved."""
         async with self.lock:
+            before = self.room.members()
             try:
                 deliveries = apply(self.room)
                 self.room.note_presence(self.clock())
@@ -107,29 +122,56 @@ class RoomRunner:
                 self.room.journal.clear()
                 raise
             await self._save()
-            self.hub.deliver(deliveries)
+            self._moved(before)
+            self.outlet.deliver(deliveries)
             self.reschedule()
             return deliveries
+
+    def _moved(self, before: list[str]) -> None:
+        """Tell the presence who came in and who went out with the change just saved (a
+        closed room has nobody in it)."""
+        if self.presence is None:
+            return
+        room = self.room
+        after = [] if room.closed is not None else room.members()
+        if after != before:
+            entered = [p for p in after if p not in before]
+            left = [p for p in before if p not in after]
+            if entered or left:
+                self.presence.moved(room.code, entered, left)
+
+    async def save_new(self) -> None:
+        """Save a room not stored yet: the same write as every change's, built on no
+        stored version. Raises the store's error as it is (``StoreConflict``: the code
+        is another room's)."""
+        async with self.lock:
+            await self._write()
 
     async def request(self, actor: Actor, request: Request) -> None:
         await self.change(lambda room: room.handle(actor, request, self.clock(), self.rng))
 
-    async def _save(self) -> None:
+    async def _write(self) -> None:
+        """Write the room as it stands (state and journal) over the version last saved."""
         room = self.room
         room.saved_at = self.clock()
         blob = pack(room.to_data())
         journal = room.take_journal()
+        await self.store.save_room(
+            room.code,
+            self._saved_version,
+            room.version,
+            blob,
+            journal,
+            room.closed is not None,
+            self.fence,
+            keep=room.worth_keeping,
+        )
+        self._saved_version, self._saved_blob = room.version, blob
+
+    async def _save(self) -> None:
+        room = self.room
         try:
-            await self.store.save_room(
-                room.code,
-                self._saved_version,
-                room.version,
-                blob,
-                journal,
-                room.closed is not None,
-                self.fence,
-                keep=room.worth_keeping,
-            )
+            await self._write()
         except StoreError as exc:
             self._revert()
             if isinstance(exc, StoreFenced):
@@ -143,7 +185,6 @@ class RoomRunner:
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
-        self._saved_version, self._saved_blob = room.version, blob
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved by someone else (``blob``: as packed, with no
@@ -207,8 +248,16 @@ class RoomRunner:
         down): changes still made, such as players disconnecting, set no new timer."""
         self._stopped = True
         self._cancel()
+        # Not the task stopping it: the room's closing task stops its runner, then writes
+        # the match into its people's histories (cancelled, that write was lost whenever it
+        # had to wait for a connection to Redis).
+        try:
+            current = asyncio.current_task()
+        except RuntimeError:  # no loop running
+            current = None
         for task in list(self._tasks):
-            task.cancel()
+            if task is not current:
+                task.cancel()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
