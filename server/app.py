@@ -62,7 +62,7 @@ from protocol.messages import (
     Welcome,
 )
 from server import history, listing
-from server.bots import pool
+from server.bots.pool import BotPool
 from server.cluster.directory import ADOPT_BATCH
 from server.cluster.node import Cluster
 from server.cluster.ops import RoomOp
@@ -134,7 +134,9 @@ class App:
         #: Frames refused unread for want of a token (the hot path of a flood: bound once).
         self._rate_limited = self.metrics.requests.labels("unread", "rate_limited")
         self.sessions = Sessions(store)
-        self.limits = LobbyLimits(settings, store, self.metrics, clock)
+        #: The strong bots' process pool, sized by the settings.
+        self.bots = BotPool(settings.bot_workers, settings.bot_queue_limit)
+        self.limits = LobbyLimits(settings, store, self.metrics, clock, self.bots)
         #: The room list last built, and when (it is the same for everyone for a moment).
         self._list: tuple[float, RoomList] | None = None
         self.player_locks = PlayerLocks(store)
@@ -158,6 +160,7 @@ class App:
             self.rng,
             clock,
             closed=self._record_history,
+            bots=self.bots,
         )
         self.directory = self.cluster.directory
         self.relay = self.cluster.relay
@@ -177,12 +180,11 @@ class App:
         player whose room is not back yet brings it back first). The leases are renewed
         from the start too, so that rooms taken back early do not lose their leases while
         thousands of others are still loading."""
-        pool.configure(self.settings.bot_workers, self.settings.bot_queue_limit)
         await self.relay.start()
         self.accepting = True
         self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
         # the strong bot's search processes start meanwhile, before the first decision
-        await asyncio.gather(pool.warm_up(), self.recover())
+        await asyncio.gather(self.bots.warm_up(), self.recover())
         self.matcher.start()
 
     async def close(self) -> None:
@@ -192,7 +194,7 @@ class App:
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()
-        pool.shutdown()
+        self.bots.shutdown()
         await self.directory.hand_over()
         await self.relay.stop()
 

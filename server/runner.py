@@ -28,7 +28,8 @@ from pydantic import BaseModel
 from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Request
 from server.bots import decide
-from server.bots.pool import choose
+from server.bots.base import policy_for
+from server.bots.pool import BotPool
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
@@ -77,8 +78,11 @@ class RoomRunner:
         on_lost: Callable[[Room], None] | None = None,
         idle_timeout: float = 0.0,
         presence: Presence | None = None,
+        bots: BotPool | None = None,
     ) -> None:
         self.room = room
+        #: Where strong bots decide (None: inline, as every other level).
+        self.bots = bots
         #: Seconds a room with no connected person lives (0: for ever).
         self.idle_timeout = idle_timeout
         #: This process's fencing token for the room (its lease); 0 without leases.
@@ -300,7 +304,10 @@ class RoomRunner:
         view = match.view_for(seat, self.clock())
         # A strong bot searches in the process pool; the loop serves other rooms meanwhile.
         started = time.perf_counter()
-        request = await choose(level, view)
+        if self.bots is not None:
+            request = await self.bots.choose(level, view)
+        else:
+            request = decide(policy_for(level), view)
         if self.bot_timer is not None:
             self.bot_timer(level, time.perf_counter() - started)
         current = self.room.match

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol.errors import ErrorCode, Refusal, quoted
+from server.bots.pool import BotPool
 from server.cluster.leases import Leases
 from server.cluster.messages import Adopt, Answer, Forward
 from server.cluster.ops import RoomOp, apply_op
@@ -82,6 +83,7 @@ class RoomDirectory:
         metrics: Metrics,
         rng: RandomSource,
         clock: Callable[[], float] = time.time,
+        bots: BotPool | None = None,
     ) -> None:
         #: This process's name in room leases (see ``App.node``).
         self.node = node
@@ -95,6 +97,7 @@ class RoomDirectory:
         self.metrics = metrics
         self.rng = rng
         self.clock = clock
+        self.bots = bots
         self.rooms: dict[str, RoomRunner] = {}
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
@@ -119,6 +122,7 @@ class RoomDirectory:
             self.lost,
             self.settings.idle_room_timeout,
             self.presence,
+            self.bots,
         )
         runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
             seconds
@@ -156,6 +160,7 @@ class RoomDirectory:
             self.lost,
             self.settings.idle_room_timeout,
             self.presence,
+            self.bots,
         )
         try:
             await runner.save_new()

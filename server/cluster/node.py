@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from protocol.errors import Refusal
+from server.bots.pool import BotPool
 from server.cluster.directory import RoomDirectory
 from server.cluster.messages import (
     Adopt,
@@ -69,6 +70,7 @@ class Cluster:
         rng: RandomSource,
         clock: Callable[[], float] = time.time,
         closed: Callable[[Room], Awaitable[None]] | None = None,
+        bots: BotPool | None = None,
     ) -> None:
         self.node = node
         self.hub = hub
@@ -77,7 +79,7 @@ class Cluster:
         self._tasks: set[asyncio.Task[None]] = set()
         self.relay = Relay(store, node, settings.forward_timeout, self)
         self.directory = RoomDirectory(
-            node, settings, store, self, self, self.relay, self, metrics, rng, clock
+            node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots
         )
 
     @property
