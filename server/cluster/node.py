@@ -46,8 +46,8 @@ from server.rooms.room import Room
 from server.runner import RoomRunner
 from server.sessions import Sessions
 from server.settings import Settings
+from server.store.base import ClusterStore
 from server.store.errors import StoreError
-from server.store.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Cluster:
         self,
         node: str,
         settings: Settings,
-        store: RedisStore,
+        store: ClusterStore,
         hub: Hub,
         sessions: Sessions,
         metrics: Metrics,

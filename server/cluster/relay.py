@@ -30,10 +30,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from typing import Protocol
-
-from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
+from typing import Any, Protocol
 
 from server.cluster.messages import (
     Adopt,
@@ -44,8 +41,8 @@ from server.cluster.messages import (
     pack_message,
     unpack_message,
 )
-from server.store.errors import StoreFailure
-from server.store.redis_store import RedisStore, StoreError
+from server.store.base import ClusterStore
+from server.store.errors import StoreError, StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +74,7 @@ class Relay:
     """This process's end of the channels between processes; what arrives goes to
     ``inbox``, except the answers to this process's own calls."""
 
-    def __init__(self, store: RedisStore, node: str, timeout: float, inbox: Inbox) -> None:
+    def __init__(self, store: ClusterStore, node: str, timeout: float, inbox: Inbox) -> None:
         self.store = store
         self.inbox_handler = inbox
         self.node = node
@@ -91,8 +88,8 @@ class Relay:
         self._idle.set()
         self._calls: dict[int, asyncio.Future[Answer]] = {}
         self._ids = itertools.count(1)
-        self._client: Redis | None = None
-        self._pubsub: PubSub | None = None
+        self._client: Any = None  # redis-py's Redis (or the memory store's)
+        self._pubsub: Any = None  # its PubSub
         self._tasks: list[asyncio.Task[None]] = []
         self._players: set[str] = set()
 
@@ -248,7 +245,7 @@ class Relay:
         pubsub, client = self._pubsub, self._client
         if pubsub is not None:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.aclose()

@@ -94,3 +94,13 @@ class RoomStore(Protocol):
     # a person's lobby lock
     async def take_lock(self, key: str, holder: str, ttl: float) -> bool: ...
     async def release_lock(self, key: str, holder: str) -> None: ...
+
+
+class ClusterStore(RoomStore, Protocol):
+    """A ``RoomStore`` that also carries the messages between processes (pub/sub)."""
+
+    async def publish_many(self, messages: list[tuple[str, bytes]]) -> None:
+        """Publish each ``(channel, payload)``, in this order."""
+
+    def subscriber(self) -> Any:
+        """A new client to subscribe with: ``pubsub()`` and ``aclose()``, as redis-py's."""
