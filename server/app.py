@@ -461,6 +461,7 @@ class App:
         # naming a room that does not exist is read as no room at all.
         for session in sessions:
             await self.sessions.enter(session, room.code)
+        runner = None
         try:
             runner = await self.directory.open(room)
             if runner is None:
@@ -473,6 +474,8 @@ class App:
         except StoreError as exc:
             for session in sessions:
                 self.sessions.free(session)
+            if runner is not None:  # saved and run, unlisted: its clocks end it when idle
+                runner.reschedule()
             raise unavailable(exc) from exc
         now = self.clock()
         self.cluster.moved(room.code, [s.player_id for s in sessions], [])

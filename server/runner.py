@@ -105,7 +105,7 @@ class RoomRunner:
         self._idle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
-        #: Player id to the process they last came in through (see ``routing.apply_op``).
+        #: Player id to the process they last came in through (see ``server.cluster.ops.apply_op``).
         self.via: dict[str, str] = {}
 
     @property

@@ -225,9 +225,8 @@ class RoomDirectory:
         """The takeover's change to rooms just run here, saved in one round trip: nobody
         is connected yet, and each clock gets back the time it had left when last saved,
         so time down does not count against a seat. What this would tell the players is
-        not sent: each gets a snapshot on coming back (``on_adopted`` calls them back),
-        which shows the new deadline. Then the rooms' clocks and bots are set going.
-        ``Events.adopted`` hears of each room (``on_adopted`` calls them back).
+        not sent: each gets a snapshot on coming back (``Events.adopted`` calls them
+        back), which shows the new deadline. Then the rooms' clocks and bots are set going.
 
         Each room's lock is held from before anyone here can reach it (a player coming
         back) until it is saved; a room the batch could not save (moved on, fenced, Redis
