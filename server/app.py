@@ -124,13 +124,15 @@ class App:
         store: RedisStore,
         rng: RandomSource | None = None,
         clock: Callable[[], float] = time.time,
+        hub: Hub | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
         self.clock = clock
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.cluster.directory.states())
-        self.hub = Hub(self.metrics.observe_events)
+        self.hub = hub if hub is not None else Hub()
+        self.hub.observe = self.metrics.observe_events
         #: Frames refused unread for want of a token (the hot path of a flood: bound once).
         self._rate_limited = self.metrics.requests.labels("unread", "rate_limited")
         self.sessions = Sessions(store)

@@ -99,12 +99,25 @@ class _Subscriber:
         return None
 
 
+class _NoScripts:
+    """Stands for redis-py's client where a part registers its scripts at construction (the
+    caps per client address, ``server/store/addresses.py``): with every cap off, as in the
+    lobby's unit tests, none of them runs; one that does is refused."""
+
+    def register_script(self, script: str) -> Callable[..., Any]:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError("the caps per client address need Redis")
+
+        return refused
+
+
 class MemoryStore:
     """A ``RoomStore`` (and the relay's publishing and subscribing) over ``MemoryRedis``."""
 
     def __init__(self, redis: MemoryRedis | None = None, prefix: str = DEFAULT_PREFIX) -> None:
         self.data = redis if redis is not None else MemoryRedis()
         self.keys = Keys(prefix)
+        self.redis = _NoScripts()
         #: Every room write, in order: (code, expected version, version, fence).
         self.writes: list[tuple[str, int, int, int]] = []
 
