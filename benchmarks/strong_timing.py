@@ -2,7 +2,7 @@
 
 Positions come from seeded deals played by normal bots (every play-phase turn, and the first
 bid of each deal); the strong bot decides each from that seat's view. ``--pool`` sends the
-decisions through the process pool (``server.bots.pool.choose``), one at a time, so the
+decisions through the process pool (``server.bots.pool.BotPool.choose``), one at a time, so the
 times include the pool's overhead. Prints p50, p95 and max in milliseconds, and the
 average number of sampled worlds per searched decision.
 
@@ -61,14 +61,15 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 async def through_pool(views: list[TableView], budget: float) -> list[float]:
-    await pool.warm_up()
+    bots = pool.BotPool()
+    await bots.warm_up()
     factory = functools.partial(StrongBot, budget=budget)
     times = []
     for view in views:
         start = time.monotonic()
-        await pool.choose("strong", view, factory=factory, budget=budget)
+        await bots.choose("strong", view, factory=factory, budget=budget)
         times.append(time.monotonic() - start)
-    pool.shutdown()
+    bots.shutdown()
     return times
 
 

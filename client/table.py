@@ -7,12 +7,8 @@ driver. The table part is kept as a ``protocol.events.TableView`` built the way 
 ``Match.view_for(seat)`` builds it, so ``state.table_view()`` can be handed straight to
 ``server.bots.decide``.
 
-How the match ``version`` is followed: every accepted game command moves it by one. A
-``TurnStarted`` or ``AwaitingReady`` states it outright; in between, each bid, pass or play
-(exactly one per command) and each ``resume`` command's hand-back counts one more, so even
-the final state after the last play of a match matches the server's. One command sends
-nothing at all: a ``resume`` on the seat's own turn only takes effect after the bot's action
-(SPEC section 8), so until the next ``TurnStarted`` this picture's version is one behind.
+The match ``version`` is the server's: each event that moves it (``TurnStarted``,
+``AwaitingReady``, a bid, pass or play, a seat's control changing hands) states it.
 """
 
 from __future__ import annotations
@@ -310,7 +306,8 @@ class TableState:
         if isinstance(message, BidMade):
             bids = [*map(list, table.bids), [message.seat, message.bid]]
             return self._set_table(
-                _with(table, bids=bids, turn=None, version=table.version + 1), countdown=None
+                _with(table, bids=bids, turn=None, version=_version(table, message)),
+                countdown=None,
             )
         if isinstance(message, DealVoided):
             return self._set_table(
@@ -339,7 +336,7 @@ class TableState:
         if isinstance(message, Passed):
             changes: dict[str, Any] = {
                 "turn": None,
-                "version": table.version + 1,
+                "version": _version(table, message),
                 "passes": [*table.passes, [message.seat, len(table.plays)]],
             }
             if message.trick_over:
@@ -380,12 +377,9 @@ class TableState:
         """A bot took a seat over, or gave it back.
 
         A takeover rides on a timeout's command, whose action event follows. A seat given
-        back while another seat is on turn (or between deals) is a resume command of its own,
-        so the version moves (and the open turn is acted on at the new version). A seat given
         back while it is on turn is a pending resume taking effect: the bot is making this
         turn's action in the same command, so its event follows and that turn is closed.
-        A pending resume (asked on the seat's own turn) is a command of its own that changes
-        no control yet: only the version moves.
+        Otherwise the open turn is acted on at the version the event states.
         """
         control = list(table.bot_control)
         control[event.seat] = event.bot
@@ -394,7 +388,7 @@ class TableState:
             return self._set_table(_with(table, bot_control=control))
         if event.reason == "resume" and turn is not None and turn.seat == event.seat:
             return self._set_table(_with(table, bot_control=control, turn=None), countdown=None)
-        version = table.version + 1
+        version = _version(table, event)
         if turn is not None:
             turn = turn.model_copy(update={"version": version})
         return self._set_table(_with(table, bot_control=control, version=version, turn=turn))
@@ -414,7 +408,7 @@ class TableState:
                 card_counts=list(event.card_counts),
                 multiplier=event.multiplier,
                 turn=None,
-                version=table.version + 1,
+                version=_version(table, event),
             ),
             countdown=None,
             trick_passes=(),
@@ -457,3 +451,8 @@ def _without(hand: Sequence[int], cards: Sequence[int]) -> list[int]:
 
 def _countdown(deadline: float | None, server_time: float, now: float) -> Countdown | None:
     return None if deadline is None else Countdown(deadline, server_time, now)
+
+
+def _version(table: TableView, event: BidMade | Passed | CardsPlayed | SeatControl) -> int:
+    """The match version an event leaves the table at, as the server states it."""
+    return table.version if event.version is None else event.version

@@ -10,12 +10,12 @@ so the sender learns which request was refused, and quotes the client's input cu
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from protocol.errors import QUOTE_LIMIT, ErrorCode, quoted
+from protocol.errors import QUOTE_LIMIT, ErrorCode, Refusal, quoted
 from protocol.messages import (
     CLIENT_ADAPTER,
     SERVER_ADAPTER,
@@ -26,16 +26,16 @@ from protocol.messages import (
 #: Frames above this many bytes are refused before they are parsed.
 DEFAULT_MAX_FRAME = 16 * 1024
 
+T = TypeVar("T")
+
 Direction = Literal["to_server", "to_client"]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(Refusal):
     """A frame that is not a valid message; ``code`` says how, ``request_id`` which request."""
 
     def __init__(self, code: ErrorCode, message: str, request_id: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.request_id = request_id
 
 
@@ -114,3 +114,20 @@ def decode_server(data: bytes | str, max_size: int = 1 << 20) -> ServerMessage:
     obj, rid = _checked(data, "to_client", max_size)
     message: ServerMessage = _validate(SERVER_ADAPTER, obj, rid)
     return message
+
+
+def encode_binary(message: BaseModel) -> bytes:
+    """As ``encode``, with bytes fields kept as msgpack binary (frames inside messages
+    between server processes)."""
+    packed: bytes = msgpack.packb(message.model_dump(), use_bin_type=True)
+    return packed
+
+
+def decode_as(adapter: TypeAdapter[T], data: bytes, max_size: int = 1 << 20) -> T:
+    """Bytes from ``encode_binary`` as one of ``adapter``'s types; ProtocolError if not."""
+    obj = _unpack(data, max_size)
+    try:
+        return adapter.validate_python(obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]["msg"]
+        raise ProtocolError(ErrorCode.MALFORMED, f"not a message: {first}") from exc

@@ -57,3 +57,18 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
         value = value[: limit + 1]  # repr only what can be shown
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Refusal(ValueError):
+    """A request refused: ``code`` for the wire, ``message`` for the sender. A refusal changes
+    nothing. The families (a bad frame, a room's checks, the game's rules) subclass it, so
+    the server answers every one in one place; ``request_id`` names the refused request
+    when the refusal itself knows it (a frame whose id was read)."""
+
+    code: ErrorCode = ErrorCode.MALFORMED
+    request_id: int | None = None
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -42,6 +42,8 @@ class BidMade(Message):
     bid: int
     highest: int
     timeout: bool = False
+    #: The match's state version after this action (as the next ``TurnStarted`` states).
+    version: int | None = None
 
 
 class DealVoided(Message):
@@ -72,6 +74,8 @@ class CardsPlayed(Message):
     card_counts: list[int]
     multiplier: int
     timeout: bool = False
+    #: The match's state version after this play.
+    version: int | None = None
 
 
 class Passed(Message):
@@ -83,6 +87,8 @@ class Passed(Message):
     trick_over: bool
     leader: int | None
     timeout: bool = False
+    #: The match's state version after this action (as the next ``TurnStarted`` states).
+    version: int | None = None
 
 
 class TurnStarted(Message):
@@ -152,6 +158,8 @@ class SeatControl(Message):
     seat: int
     bot: bool
     reason: Literal["timeouts", "resume", "resume_pending"]
+    #: The match's state version after the command it rides on.
+    version: int | None = None
 
 
 class TablePlay(Message):

@@ -2,10 +2,9 @@
 every unfinished match back after a restart.
 
 Several processes may share one Redis. A player may be connected to any of them; each
-room runs on one (``RoomDirectory``), and a change a player asks of their room is a
-``RoomOp`` that the directory applies wherever the room runs. What a room sends to a player
-connected elsewhere is relayed to that player's process, which this module hands to their
-sockets (and reads for what it says of their session: in a room, or out of it).
+room runs on one, and a change a player asks of their room is a ``RoomOp`` that the cluster
+part (``server/cluster/``) routes to wherever the room runs; it also brings here what rooms
+run elsewhere send the players connected here.
 
 Every request is checked in a fixed order: the rate (before the frame is read), the frame
 (codec), the session (hello first), the room, then the room's own checks (phase, turn, state
@@ -32,10 +31,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, cast
 
-from pydantic import BaseModel
-
 from protocol.codec import ProtocolError, decode
-from protocol.errors import ErrorCode, quoted
+from protocol.errors import ErrorCode, Refusal, quoted
 from protocol.messages import (
     PROTOCOL_VERSION,
     BotSpeed,
@@ -50,7 +47,6 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     LeaveQueue,
-    Left,
     ListRooms,
     Ping,
     Pong,
@@ -59,34 +55,31 @@ from protocol.messages import (
     QuickMatch,
     Rematch,
     ReplayData,
-    RoomClosed,
     RoomList,
     SeatBot,
-    Snapshot,
     StartPractice,
     Watch,
     Welcome,
 )
 from server import history, listing
-from server.bots import pool
+from server.bots.pool import BotPool
+from server.cluster.directory import ADOPT_BATCH
+from server.cluster.node import Cluster
+from server.cluster.ops import RoomOp
 from server.codes import new_code, normalize
-from server.directory import ADOPT_BATCH, RoomDirectory
 from server.flood import Verdict
 from server.game.deal import RandomSource
-from server.game.errors import GameError
 from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
 from server.player_lock import PlayerLocks
 from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
 from server.quick import QuickMatcher
-from server.relay import Body, Relay
 from server.rooms.room import Clocks, Room, RoomError
-from server.routing import RoomOp
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
 from server.settings import BOT_DELAYS, Settings
-from server.store.redis_store import RedisStore, StoreConflict, StoreError, pack
+from server.store.redis_store import RedisStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -131,17 +124,21 @@ class App:
         store: RedisStore,
         rng: RandomSource | None = None,
         clock: Callable[[], float] = time.time,
+        hub: Hub | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
         self.clock = clock
-        self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.directory.states())
-        self.hub = Hub(self.metrics.observe_events)
+        self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.cluster.directory.states())
+        self.hub = hub if hub is not None else Hub()
+        self.hub.observe = self.metrics.observe_events
         #: Frames refused unread for want of a token (the hot path of a flood: bound once).
         self._rate_limited = self.metrics.requests.labels("unread", "rate_limited")
         self.sessions = Sessions(store)
-        self.limits = LobbyLimits(settings, store, self.metrics, clock)
+        #: The strong bots' process pool, sized by the settings.
+        self.bots = BotPool(settings.bot_workers, settings.bot_queue_limit)
+        self.limits = LobbyLimits(settings, store, self.metrics, clock, self.bots)
         #: The room list last built, and when (it is the same for everyone for a moment).
         self._list: tuple[float, RoomList] | None = None
         self.player_locks = PlayerLocks(store)
@@ -155,13 +152,20 @@ class App:
         #: Whether connections are taken (from ``start``'s first step on).
         self.accepting = False
         self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
-        self.relay = Relay(store, self.node, settings.forward_timeout)
-        self.hub.elsewhere = self._relay_to_player
-        self.directory = RoomDirectory(
-            self.node, settings, store, self.hub, self.relay, self.metrics, self.rng, clock
+        self.cluster = Cluster(
+            self.node,
+            settings,
+            store,
+            self.hub,
+            self.sessions,
+            self.metrics,
+            self.rng,
+            clock,
+            closed=self._record_history,
+            bots=self.bots,
         )
-        self.directory.on_closed = self._room_closed
-        self.directory.on_adopted = self._call_back
+        self.directory = self.cluster.directory
+        self.relay = self.cluster.relay
 
     @property
     def rooms(self) -> dict[str, RoomRunner]:
@@ -178,12 +182,11 @@ class App:
         player whose room is not back yet brings it back first). The leases are renewed
         from the start too, so that rooms taken back early do not lose their leases while
         thousands of others are still loading."""
-        pool.configure(self.settings.bot_workers, self.settings.bot_queue_limit)
-        await self.relay.start(self._from_relay, self._node_request, self._resync)
+        await self.relay.start()
         self.accepting = True
         self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
         # the strong bot's search processes start meanwhile, before the first decision
-        await asyncio.gather(pool.warm_up(), self.recover())
+        await asyncio.gather(self.bots.warm_up(), self.recover())
         self.matcher.start()
 
     async def close(self) -> None:
@@ -193,7 +196,7 @@ class App:
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()
-        pool.shutdown()
+        self.bots.shutdown()
         await self.directory.hand_over()
         await self.relay.stop()
 
@@ -246,19 +249,14 @@ class App:
             message = decode(frame, self.settings.max_frame)
             request_id, kind = message.id, message.type
             await self._dispatch(conn, message)
-        except ProtocolError as exc:
-            outcome = "refused"
-            if guard.refuse(time.monotonic()):
-                conn.drop("flood", FLOOD_REASON, cut=True)
+        except (Refusal, StoreError) as exc:
+            refusal = unavailable(exc) if isinstance(exc, StoreError) else exc
+            outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
+            if isinstance(refusal, ProtocolError) and guard.refuse(time.monotonic()):
+                conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
             else:
-                conn.send(Error(code=exc.code, message=exc.message, request_id=exc.request_id))
-        except (RoomError, GameError) as exc:
-            outcome = "unavailable" if exc.code == ErrorCode.UNAVAILABLE else "refused"
-            conn.send(Error(code=exc.code, message=exc.message, request_id=request_id))
-        except StoreError as exc:
-            outcome = "unavailable"
-            error = unavailable(exc)
-            conn.send(Error(code=error.code, message=error.message, request_id=request_id))
+                rid = request_id if refusal.request_id is None else refusal.request_id
+                conn.send(Error(code=refusal.code, message=refusal.message, request_id=rid))
         if outcome == "unavailable":
             self.metrics.redis_errors.inc()
         self.metrics.requests.labels(kind, outcome).inc()
@@ -270,7 +268,7 @@ class App:
         player = conn.player_id
         session = self.sessions.of_player(player)
         self.sessions.forget(player)
-        await self.relay.unwatch_player(player)
+        await self.cluster.disconnected(player)
         if self.directory.closing:
             return  # the rooms' next processes mark everyone disconnected on takeover
         try:
@@ -284,8 +282,8 @@ class App:
             return
         if session is not None and session.room is not None:
             try:
-                await self.directory.op(session.room, RoomOp("gone", player))
-            except (RoomError, GameError, StoreError) as exc:
+                await self.directory.route(session.room, RoomOp("gone", player))
+            except (Refusal, StoreError) as exc:
                 log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
     # --- dispatch ---------------------------------------------------------------------
@@ -327,10 +325,9 @@ class App:
             await self._enter(session, message.code, watch=True, address=conn.address)
         elif isinstance(message, Leave):
             code = self._require_room(session)
-            await self.directory.op(code, RoomOp("leave", session.player_id))
-            session.room = None
+            await self.directory.route(code, RoomOp("leave", session.player_id))
             try:
-                await self.sessions.set_room(session, None)
+                await self.sessions.leave(session)
             except StoreError:
                 log.info("session of %s still names room %s", session.player_id, code)
         elif isinstance(message, Rematch):
@@ -343,7 +340,7 @@ class App:
             await self._seat_strong_bot(session, message, conn.address)
         else:
             code = self._require_room(session)
-            await self.directory.op(code, RoomOp("request", session.player_id, request=message))
+            await self.directory.route(code, RoomOp("request", session.player_id, request=message))
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
@@ -363,14 +360,13 @@ class App:
             session = await self.sessions.open(hello.name)
         player = session.player_id
         for older in self.hub.bind(conn, player):
-            self._replace(older)
-        await self.relay.watch_player(player)
-        if hello.token is not None:  # a resumed session may have older connections elsewhere
-            self.relay.to_player(player, {"replaced": self.node})
+            self.cluster.replace(older)
+        # a resumed session may have older connections elsewhere: they are closed
+        await self.cluster.connected(player, resumed=hello.token is not None)
         room = None if session.room is None else await self.directory.peek(session.room)
         if room is None or room.closed is not None or not room.is_member(player):
             room = None
-            session.room = None
+            self.sessions.free(session)
         seat = None if room is None else room.seat_of(player)
         last_request = 0 if room is None or seat is None else room.seats[seat].last_request
         conn.send(
@@ -385,93 +381,13 @@ class App:
         )
         if room is not None:
             try:
-                await self.directory.op(room.code, RoomOp("back", player))
+                await self.directory.route(room.code, RoomOp("back", player))
             except RoomError as exc:
                 if exc.code != ErrorCode.UNAVAILABLE:
                     raise
                 # its process cannot be reached yet: the stored picture, until it can
                 conn.send(room.snapshot_for(player, self.clock()))
                 raise
-
-    def _replace(self, older: Connection) -> None:
-        """Close a connection whose player connected again (here or elsewhere); it no
-        longer speaks for them, so its closing marks nobody disconnected."""
-        player = older.player_id
-        if self.hub.remove(older) and player is not None:
-            self._background(self.relay.unwatch_player(player))  # none of theirs left here
-        older.player_id = None
-        self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
-
-    async def _come_back(self, player: str, code: str) -> None:
-        """Mark a player connected here back in their room (it has a new process)."""
-        session = self.sessions.of_player(player)
-        if session is None or session.room != code or not self.hub.connected(player):
-            return
-        try:
-            await self.directory.op(code, RoomOp("back", player))
-        except (RoomError, GameError, StoreError) as exc:
-            log.info("room %s: could not bring %s back: %s", code, player, exc)
-
-    def _call_back(self, runner: RoomRunner) -> None:
-        """A room taken over here: its players connected here come back to it at once;
-        those connected elsewhere are told to ask it for a fresh snapshot."""
-        code = runner.code
-        for player in runner.room.members():
-            if self.hub.connected(player):
-                self._background(self._come_back(player, code))
-            else:
-                self.relay.to_player(player, {"rejoin": code})
-
-    # --- between processes ------------------------------------------------------------
-
-    def _relay_to_player(self, player: str, message: BaseModel, frame: bytes) -> None:
-        """A room here sends to a player not connected here: publish it for their process,
-        with what it means for their session (in a room, or out of it)."""
-        body: Body = {"f": frame}
-        if isinstance(message, Snapshot):
-            body["room"] = message.room.code
-        elif isinstance(message, RoomClosed | Left):
-            body["room"] = ""
-        self.relay.to_player(player, body)
-
-    def _from_relay(self, player: str, body: Body) -> None:
-        """Something for a player connected here, from a room run elsewhere."""
-        if "replaced" in body:
-            if body["replaced"] != self.node:
-                for older in self.hub.connections(player):
-                    self._replace(older)
-            return
-        session = self.sessions.of_player(player)
-        if "rejoin" in body:
-            self._background(self._come_back(player, body["rejoin"]))
-            return
-        if "room" in body and session is not None:
-            room = body["room"] or None
-            if room is None and session.room is not None:
-                self._background(self._leave_session(session))
-            session.room = room
-        self.hub.send_frame(player, body["f"])
-
-    async def _leave_session(self, session: Session) -> None:
-        with contextlib.suppress(StoreError):
-            await self.sessions.set_room(session, None)
-
-    def _node_request(self, body: Body) -> None:
-        """A request from another process: a room change to apply here, or rooms given up
-        by a process going down (to take over at once)."""
-        if body.get("t") == "room":
-            self._background(self.directory.serve(body))
-        elif body.get("t") == "adopt":
-            for code in body["codes"]:
-                self._background(self.directory.adopt_quietly(code))
-
-    def _resync(self) -> None:
-        """The link to the other processes dropped: a frame for a player here may have been
-        lost, so each player here in a room run elsewhere gets a fresh snapshot."""
-        for conn in list(self.hub.all):
-            session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
-            if session is not None and session.room is not None and session.room not in self.rooms:
-                self._background(self._come_back(session.player_id, session.room))
 
     # --- rooms ------------------------------------------------------------------------
 
@@ -487,7 +403,7 @@ class App:
         if session.room is not None:
             if await self.directory.has_member(session.room, session.player_id):
                 raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
-            session.room = None
+            self.sessions.free(session)
         if await self.store.is_queued(session.player_id):
             raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
 
@@ -497,18 +413,6 @@ class App:
             code = new_code(self.rng, secret)
             if code not in self.rooms:
                 return code
-
-    async def _room_closed(self, room: Room) -> None:
-        """A room closed: its people's histories get its match; its players here are in
-        no room now."""
-        await self._record_history(room)
-        for player_id in room.people() + room.watchers:
-            session = self.sessions.of_player(player_id)
-            if session is not None and session.room == room.code:
-                try:
-                    await self.sessions.set_room(session, None)
-                except StoreError:
-                    session.room = None  # a stale room in Redis is ignored on resume
 
     async def _open_room(
         self, session: Session, build: Callable[[str], Room], owner: Owner, secret: bool
@@ -547,7 +451,7 @@ class App:
             if owner is not None:
                 await self._unclaim(owner, code)
         for session in sessions:
-            session.room = None
+            self.sessions.free(session)
         raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
 
     async def _unclaim(self, owner: Owner, code: str) -> None:
@@ -563,37 +467,26 @@ class App:
         # The sessions name the room first: if the room is then not saved, a session
         # naming a room that does not exist is read as no room at all.
         for session in sessions:
-            await self.sessions.set_room(session, room.code)
+            await self.sessions.enter(session, room.code)
+        runner = None
         try:
-            fence = await self.store.acquire_lease(room.code, self.node, self.settings.lease_ttl)
-            if fence == 0:
-                return None  # the code is another process's room
-            if await self.store.load_room(room.code) is not None:
-                await self.store.renew_leases({room.code: f"{self.node}:{fence}"}, 0)
-                return None  # the code of a finished room, kept for its record
-            room.saved_at = self.clock()
-            await self.store.save_room(
-                room.code,
-                -1,
-                room.version,
-                pack(room.to_data()),
-                room.take_journal(),
-                fence=fence,
-            )
+            runner = await self.directory.open(room)
+            if runner is None:
+                return None  # the code is taken
             if room.public:
                 self._list = None  # shown at once in this process's list
                 if owner is not None:  # the list shows few rooms of one address
                     await self.limits.addresses.set_origin(room.code, owner.address)
                 await self.store.add_watchable(room.code, self.clock())
-        except StoreConflict:
-            return None
         except StoreError as exc:
             for session in sessions:
-                session.room = None
+                self.sessions.free(session)
+            if runner is not None:  # saved and run, unlisted: its clocks end it when idle
+                runner.reschedule()
             raise unavailable(exc) from exc
-        runner = self.directory.run(room, saved=True, fence=fence)
         now = self.clock()
-        self.hub.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
+        self.cluster.moved(room.code, [s.player_id for s in sessions], [])
+        self.cluster.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
         runner.reschedule()
         return room
 
@@ -702,8 +595,8 @@ class App:
         self.limits.strong_pool()
         await self.limits.claim(address, code, new_room=False, strong=1)
         try:
-            await self.directory.op(code, RoomOp("request", session.player_id, request=request))
-        except (RoomError, GameError) as exc:
+            await self.directory.route(code, RoomOp("request", session.player_id, request=request))
+        except Refusal as exc:
             if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
                 with contextlib.suppress(StoreError):
                     await self.limits.release(address, code, room=False, strong=1)
@@ -724,19 +617,17 @@ class App:
         if code not in self.rooms and await self.directory.peek(code) is None:
             wait = await self.limits.missed(address)
             raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}{wait}")
-        await self.sessions.set_room(session, code)  # first: see _open_room
+        await self.sessions.enter(session, code)  # first: see _open_room
         op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
         try:
-            await self.directory.op(code, op)
-        except (RoomError, GameError) as exc:
+            await self.directory.route(code, op)
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 # Unanswered: the room's process may have taken them in (their snapshot then
                 # comes from it). The session keeps naming the room; the next request that
                 # needs them free looks at the stored room to know.
                 raise
-            with contextlib.suppress(StoreError):
-                await self.sessions.set_room(session, None)
-            session.room = None
+            await self.sessions.leave_quietly(session)
             raise
         if watch:  # remembered for the replay, once the match is over
             try:
@@ -778,15 +669,13 @@ class App:
 
     async def _enter_rematch(self, session: Session, code: str) -> None:
         """Take the seat held for this person in the rematch room ``code``, ready."""
-        await self.sessions.set_room(session, code)  # first: see _open_room
+        await self.sessions.enter(session, code)  # first: see _open_room
         try:
-            await self.directory.op(code, RoomOp("again", session.player_id, name=session.name))
-        except (RoomError, GameError) as exc:
+            await self.directory.route(code, RoomOp("again", session.player_id, name=session.name))
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 raise  # unanswered: as in _enter
-            with contextlib.suppress(StoreError):
-                await self.sessions.set_room(session, None)
-            session.room = None
+            await self.sessions.leave_quietly(session)
             raise
 
     async def _open_rematch(
@@ -808,12 +697,10 @@ class App:
 
         room = await self._store_new_room(build, [session], secret=not old.public, owner=owner)
         if not await self.store.claim_rematch(old.code, room.code, replacing):
-            await self.directory.op(room.code, RoomOp("leave", session.player_id))
-            with contextlib.suppress(StoreError):
-                await self.sessions.set_room(session, None)
-            session.room = None
+            await self.directory.route(room.code, RoomOp("leave", session.player_id))
+            await self.sessions.leave_quietly(session)
             return False
-        self.hub.deliver(room.invites(session.player_id, now))
+        self.cluster.deliver(room.invites(session.player_id, now))
         return True
 
     async def _player_replay(self, player: str, code: str) -> ReplayData:

@@ -2,9 +2,9 @@
 
 A message for many players is encoded once. What one change sends a connection (often a
 play and the next turn) goes out in one socket write, not one write per message, and never
-blocks on a slow reader (as ``websockets.broadcast``). A message for a player not connected
-to this process goes to ``elsewhere`` (the relay publishes it for the process they are
-connected to). Each connection has a flood guard (``server.flood``).
+blocks on a slow reader (as ``websockets.broadcast``). What is for a player not connected
+to this process is handed back, encoded (the cluster part publishes it for the process
+they are connected to). Each connection has a flood guard (``server.flood``).
 
 Since no send waits, the transport buffers what a client does not read, so every send
 here ends in ``Connection.check_backlog``: a connection holding more than its
@@ -100,8 +100,6 @@ class Hub:
         self._by_player: dict[str, set[Connection]] = defaultdict(set)
         self.all: set[Connection] = set()
         self.observe = observe
-        #: Told (player id, message, its frame) for each player not connected here.
-        self.elsewhere: Callable[[str, BaseModel, bytes], None] | None = None
 
     def add(self, conn: Connection) -> None:
         self.all.add(conn)
@@ -139,27 +137,29 @@ class Hub:
         for conn in self._by_player.get(player_id, ()):
             send_frames(conn, [frame])
 
-    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
         """Send each message to its players' connections, in order, encoding each message
-        once and writing each connection's share at once."""
+        once and writing each connection's share at once. Returns what is for players not
+        connected here: (player id, frame), in order."""
         deliveries = list(deliveries)
         if self.observe is not None:
             self.observe(message for _, message in deliveries)
         frames: dict[int, bytes] = {}
         queued: dict[Connection, list[bytes]] = {}
+        elsewhere: list[tuple[str, bytes]] = []
         for player_id, message in deliveries:
             frame = frames.get(id(message))
             if frame is None:
                 frame = frames[id(message)] = encode(message)
             conns = self._by_player.get(player_id)
             if not conns:
-                if self.elsewhere is not None:
-                    self.elsewhere(player_id, message, frame)
+                elsewhere.append((player_id, frame))
                 continue
             for conn in conns:
                 queued.setdefault(conn, []).append(frame)
         for conn, its_frames in queued.items():
             send_frames(conn, its_frames)
+        return elsewhere
 
 
 def send_frames(conn: Connection, frames: list[bytes]) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from prometheus_client import Counter
 
 from protocol.errors import ErrorCode
-from server.bots import pool
+from server.bots.pool import BotPool
 from server.metrics import Metrics
 from server.rooms.room import RoomError
 from server.settings import Settings
@@ -96,8 +96,11 @@ class LobbyLimits:
         store: RedisStore,
         metrics: Metrics,
         clock: Callable[[], float] = time.time,
+        bots: BotPool | None = None,
     ) -> None:
         self.settings = settings
+        #: The strong bots' pool, whose full queue refuses new strong rooms and seats.
+        self.bots = bots
         self.clock = clock
         self.addresses = AddressStore(store)
         self.refusals = Counter(
@@ -127,7 +130,7 @@ class LobbyLimits:
 
     def strong_pool(self) -> None:
         """Refuse a new strong room or seat while the strong bots' queue is full."""
-        if pool.busy():
+        if self.bots is not None and self.bots.busy():
             raise self._refuse(
                 "bot_queue",
                 ErrorCode.BUSY,

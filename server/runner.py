@@ -20,27 +20,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, Protocol
 
-from protocol.errors import ErrorCode
+from pydantic import BaseModel
+
+from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Request
 from server.bots import decide
-from server.bots.pool import choose
+from server.bots.base import policy_for
+from server.bots.pool import BotPool
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
-from server.game.errors import GameError
-from server.hub import Hub
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
 from server.settings import BOT_DELAYS
-from server.store.redis_store import (
-    RedisStore,
-    StoreConflict,
-    StoreError,
-    StoreFenced,
-    pack,
-    unpack,
-)
+from server.store.base import RoomStore
+from server.store.errors import StoreConflict, StoreError, StoreFenced
+from server.store.redis_store import pack, unpack
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -53,12 +49,27 @@ RETRY_DELAY = 0.5
 Change = Callable[[Room], list[Delivery]]
 
 
+class Outlet(Protocol):
+    """Where a room's messages go: to the players' connections, wherever they are (a
+    ``Hub`` alone reaches those connected to this process)."""
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> object:
+        """Send each message to its player."""
+
+
+class Presence(Protocol):
+    """Told who entered and who left a room (the sessions part keeps where each player
+    is)."""
+
+    def moved(self, code: str, entered: list[str], left: list[str]) -> None: ...
+
+
 class RoomRunner:
     def __init__(
         self,
         room: Room,
-        hub: Hub,
-        store: RedisStore,
+        outlet: Outlet,
+        store: RoomStore,
         rng: RandomSource,
         on_closed: Callable[[Room], Coroutine[Any, Any, None]],
         clock: Callable[[], float] = time.time,
@@ -66,8 +77,12 @@ class RoomRunner:
         fence: int = 0,
         on_lost: Callable[[Room], None] | None = None,
         idle_timeout: float = 0.0,
+        presence: Presence | None = None,
+        bots: BotPool | None = None,
     ) -> None:
         self.room = room
+        #: Where strong bots decide (None: inline, as every other level).
+        self.bots = bots
         #: Seconds a room with no connected person lives (0: for ever).
         self.idle_timeout = idle_timeout
         #: This process's fencing token for the room (its lease); 0 without leases.
@@ -75,7 +90,9 @@ class RoomRunner:
         self.on_lost = on_lost
         #: Told each bot decision's level and seconds (the metrics' histogram).
         self.bot_timer: Callable[[str, float], None] | None = None
-        self.hub = hub
+        self.outlet = outlet
+        #: Told of each change's newcomers and leavers.
+        self.presence = presence
         self.store = store
         self.rng = rng
         self.clock = clock
@@ -88,7 +105,7 @@ class RoomRunner:
         self._idle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
-        #: Player id to the process they last came in through (see ``routing.apply_op``).
+        #: Player id to the process they last came in through (see ``server.cluster.ops.apply_op``).
         self.via: dict[str, str] = {}
 
     @property
@@ -101,6 +118,7 @@ class RoomRunner:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved."""
         async with self.lock:
+            before = self.room.members()
             try:
                 deliveries = apply(self.room)
                 self.room.note_presence(self.clock())
@@ -108,29 +126,56 @@ class RoomRunner:
                 self.room.journal.clear()
                 raise
             await self._save()
-            self.hub.deliver(deliveries)
+            self._moved(before)
+            self.outlet.deliver(deliveries)
             self.reschedule()
             return deliveries
+
+    def _moved(self, before: list[str]) -> None:
+        """Tell the presence who came in and who went out with the change just saved (a
+        closed room has nobody in it)."""
+        if self.presence is None:
+            return
+        room = self.room
+        after = [] if room.closed is not None else room.members()
+        if after != before:
+            entered = [p for p in after if p not in before]
+            left = [p for p in before if p not in after]
+            if entered or left:
+                self.presence.moved(room.code, entered, left)
+
+    async def save_new(self) -> None:
+        """Save a room not stored yet: the same write as every change's, built on no
+        stored version. Raises the store's error as it is (``StoreConflict``: the code
+        is another room's)."""
+        async with self.lock:
+            await self._write()
 
     async def request(self, actor: Actor, request: Request) -> None:
         await self.change(lambda room: room.handle(actor, request, self.clock(), self.rng))
 
-    async def _save(self) -> None:
+    async def _write(self) -> None:
+        """Write the room as it stands (state and journal) over the version last saved."""
         room = self.room
         room.saved_at = self.clock()
         blob = pack(room.to_data())
         journal = room.take_journal()
+        await self.store.save_room(
+            room.code,
+            self._saved_version,
+            room.version,
+            blob,
+            journal,
+            room.closed is not None,
+            self.fence,
+            keep=room.worth_keeping,
+        )
+        self._saved_version, self._saved_blob = room.version, blob
+
+    async def _save(self) -> None:
+        room = self.room
         try:
-            await self.store.save_room(
-                room.code,
-                self._saved_version,
-                room.version,
-                blob,
-                journal,
-                room.closed is not None,
-                self.fence,
-                keep=room.worth_keeping,
-            )
+            await self._write()
         except StoreError as exc:
             self._revert()
             if isinstance(exc, StoreFenced):
@@ -144,7 +189,6 @@ class RoomRunner:
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
-        self._saved_version, self._saved_blob = room.version, blob
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved by someone else (``blob``: as packed, with no
@@ -208,8 +252,16 @@ class RoomRunner:
         down): changes still made, such as players disconnecting, set no new timer."""
         self._stopped = True
         self._cancel()
+        # Not the task stopping it: the room's closing task stops its runner, then writes
+        # the match into its people's histories (cancelled, that write was lost whenever it
+        # had to wait for a connection to Redis).
+        try:
+            current = asyncio.current_task()
+        except RuntimeError:  # no loop running
+            current = None
         for task in list(self._tasks):
-            task.cancel()
+            if task is not current:
+                task.cancel()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -222,25 +274,25 @@ class RoomRunner:
     async def _clock_ran_out(self) -> None:
         try:
             await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     async def _hold_over(self) -> None:
         try:
             await self.change(lambda room: room.hold_over(self.clock(), self.rng))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: hold timer refused (%s)", self.code, exc)
             self._retry(exc)
 
     async def _idle_over(self) -> None:
         try:
             await self.change(lambda room: room.end_idle(self.clock(), self.idle_timeout))
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             log.debug("room %s: idle timer refused (%s)", self.code, exc)
             self._retry(exc)
 
-    def _retry(self, exc: GameError | RoomError) -> None:
+    def _retry(self, exc: Refusal) -> None:
         self.reschedule(RETRY_DELAY if exc.code == ErrorCode.UNAVAILABLE else None)
 
     async def _bot_acts(self, seat: int) -> None:
@@ -252,7 +304,10 @@ class RoomRunner:
         view = match.view_for(seat, self.clock())
         # A strong bot searches in the process pool; the loop serves other rooms meanwhile.
         started = time.perf_counter()
-        request = await choose(level, view)
+        if self.bots is not None:
+            request = await self.bots.choose(level, view)
+        else:
+            request = decide(policy_for(level), view)
         if self.bot_timer is not None:
             self.bot_timer(level, time.perf_counter() - started)
         current = self.room.match
@@ -268,7 +323,7 @@ class RoomRunner:
         """Send a bot's request; False when the room refused it (another may be tried)."""
         try:
             await self.request(BotActor(seat), request)
-        except (GameError, RoomError) as exc:
+        except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 self._retry(exc)
                 return True

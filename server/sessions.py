@@ -4,15 +4,28 @@ after a dropped connection or a server restart.
 A token is 32 random bytes from ``secrets``; the player id is public (others never see the
 token). Sessions live in Redis with a TTL refreshed on use; this process keeps the sessions
 of the players connected to it.
+
+Which room a player is in (``Session.room``) is written here only: by the lobby before it
+asks a room to take the player in and after the player leaves (``enter``, ``leave``), and on
+the rooms' own notices (``entered``, ``left``: from a room run here, or relayed from the
+room's process), which say who came in and who went out with each change, and who was in a
+room that closed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import secrets
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from protocol.text import safe_name
-from server.store.redis_store import RedisStore
+from server.store.base import RoomStore
+from server.store.errors import StoreError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -29,7 +42,7 @@ class Session:
 class Sessions:
     """Opening, resuming and updating sessions; a cache of the connected players' ones."""
 
-    def __init__(self, store: RedisStore) -> None:
+    def __init__(self, store: RoomStore) -> None:
         self.store = store
         self._by_player: dict[str, Session] = {}
 
@@ -62,9 +75,43 @@ class Sessions:
         if fields is not None:
             session.room = fields["room"] or None
 
-    async def set_room(self, session: Session, room: str | None) -> None:
+    async def enter(self, session: Session, room: str) -> None:
+        """Name ``room`` in the session, before the room is asked to take the player in: a
+        session naming a room that does not have them is read as no room (``free``)."""
         session.room = room
         await self.store.save_session(session.token, session.fields())
+
+    async def leave(self, session: Session) -> None:
+        """The player is in no room (written to the store too)."""
+        session.room = None
+        await self.store.save_session(session.token, session.fields())
+
+    async def leave_quietly(self, session: Session) -> None:
+        """As ``leave``; when the store cannot be written, the stale room it keeps is read
+        as no room later (the room does not have the player)."""
+        session.room = None
+        with contextlib.suppress(StoreError):
+            await self.store.save_session(session.token, session.fields())
+
+    def free(self, session: Session) -> None:
+        """The room the session names does not have the player: no room, here (the store
+        keeps the stale name until the next write, read as no room)."""
+        session.room = None
+
+    def entered(self, player_id: str, room: str) -> None:
+        """A room's notice: the player (connected here) is in ``room`` now."""
+        session = self._by_player.get(player_id)
+        if session is not None:
+            session.room = room
+
+    def left(self, player_id: str, room: str) -> Coroutine[Any, Any, None] | None:
+        """A room's notice: the player is no longer in ``room`` (left, gone, or it
+        closed). If their session here still names it, it names none now, and the write
+        of that to the store is returned (for the caller to await or run)."""
+        session = self._by_player.get(player_id)
+        if session is None or session.room != room:
+            return None
+        return self.leave_quietly(session)
 
     def of_player(self, player_id: str) -> Session | None:
         return self._by_player.get(player_id)

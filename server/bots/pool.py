@@ -2,15 +2,15 @@
 decision, so it runs in a process pool and one room's search never holds up another room's
 messages.
 
-``choose(level, view)`` is what the runner awaits. Cheap levels (easy, normal) decide inline,
-as before. Pooled levels (``POOLED_LEVELS``) run ``decide(policy, view)`` in a
-``ProcessPoolExecutor`` shared by the whole server process, with a few workers (``WORKERS``,
-set by ``configure`` from the server's settings). The time budget is wall clock from the
-moment ``choose`` is called: the worker is handed an absolute ``time.monotonic()`` deadline
-(the clock is shared by the processes of one machine), so time spent queueing behind
-another room's decision is taken off the search; if the answer is still not back a little
-after the budget, or the pool fails, the decision falls back to a cheap level inline, so a
-table never waits on the pool.
+``BotPool.choose(level, view)`` is what the runner awaits. Cheap levels (easy, normal)
+decide inline, as before. Pooled levels (``POOLED_LEVELS``) run ``decide(policy, view)`` in
+a ``ProcessPoolExecutor`` that the app owns (one ``BotPool`` per server process, built from
+its ``Settings``: ``--bot-workers``, ``--bot-queue-limit``), with a few workers. The time
+budget is wall clock from the moment ``choose`` is called: the worker is handed an
+absolute ``time.monotonic()`` deadline (the clock is shared by the processes of one
+machine), so time spent queueing behind another room's decision is taken off the search;
+if the answer is still not back a little after the budget, or the pool fails, the decision
+falls back to a cheap level inline, so a table never waits on the pool.
 
 The queue is bounded: at most ``queue_limit`` decisions wait or run at once. A decision
 that finds it full is made inline at the fallback level (the table never waits), and
@@ -55,10 +55,6 @@ RETURN_MARGIN = 0.05
 GRACE = 0.2
 #: The level that decides inline when the pool is late or broken.
 FALLBACK_LEVEL = "normal"
-#: Worker processes of the pool (``configure``; by default up to 2).
-WORKERS = min(2, os.cpu_count() or 1)
-#: Most pooled decisions waiting or running at once (0: no bound).
-QUEUE_LIMIT = 0
 
 PolicyFactory = Callable[[], BotPolicy]
 """Makes a policy in the worker; must be picklable (a class, or ``functools.partial``)."""
@@ -69,48 +65,6 @@ class HasDeadline(Protocol):
     """A policy that can be told the absolute ``time.monotonic()`` it must answer by."""
 
     deadline: float | None
-
-
-_executor: ProcessPoolExecutor | None = None
-#: Pooled decisions submitted and not finished (waiting or running in a worker).
-_in_flight = 0
-_in_flight_lock = threading.Lock()
-
-
-def configure(workers: int, queue_limit: int) -> None:
-    """Size the pool (``workers`` 0: up to 2) and bound its queue (``queue_limit`` 0: no
-    bound), from the server's settings; a pool already started keeps its workers."""
-    global WORKERS, QUEUE_LIMIT
-    WORKERS = workers or min(2, os.cpu_count() or 1)
-    QUEUE_LIMIT = max(0, queue_limit)
-
-
-def in_flight() -> int:
-    """Pooled decisions waiting or running now."""
-    return _in_flight
-
-
-def busy() -> bool:
-    """Whether the queue is full: a new decision would be made inline at the fallback level,
-    so new strong rooms and seats are refused."""
-    return QUEUE_LIMIT > 0 and _in_flight >= QUEUE_LIMIT
-
-
-def _submit(pool: ProcessPoolExecutor, *args: Any) -> asyncio.Future[Request | None]:
-    """Submit a decision and count it in flight until its worker is done with it (not
-    until the caller stops waiting: a late decision still holds a worker)."""
-    global _in_flight
-    job = pool.submit(_decide, *args)
-    with _in_flight_lock:
-        _in_flight += 1
-    job.add_done_callback(_done)  # at once if it is done already
-    return asyncio.wrap_future(job)
-
-
-def _done(_job: object) -> None:
-    global _in_flight
-    with _in_flight_lock:
-        _in_flight -= 1
 
 
 class _Pool(ProcessPoolExecutor):
@@ -135,37 +89,8 @@ def _warm(parent: int) -> None:
     import server.bots.strong  # noqa: F401
 
 
-def executor() -> ProcessPoolExecutor:
-    """The process's shared pool, started on first use."""
-    global _executor
-    if _executor is None:
-        _executor = _Pool(
-            max_workers=WORKERS,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_warm,
-            initargs=(os.getpid(),),
-        )
-    return _executor
-
-
-def shutdown() -> None:
-    """Stop the pool's workers (a later ``choose`` starts a new pool)."""
-    global _executor
-    if _executor is not None:
-        _executor.shutdown(wait=True, cancel_futures=True)
-        _executor = None
-
-
 def _ping() -> int:
     return os.getpid()
-
-
-async def warm_up() -> list[int]:
-    """Start the workers and wait until each has imported the bots; returns their pids."""
-    loop = asyncio.get_running_loop()
-    pool = executor()
-    jobs = [loop.run_in_executor(pool, _ping) for _ in range(WORKERS)]
-    return list(await asyncio.gather(*jobs))
 
 
 def _decide(
@@ -184,34 +109,94 @@ def _needs_search(view: TableView) -> bool:
     return turn is not None and turn.seat == view.viewer_seat and view.phase != "between_deals"
 
 
-async def choose(
-    level: str,
-    view: TableView,
-    factory: PolicyFactory | None = None,
-    budget: float = DEFAULT_BUDGET,
-) -> Request | None:
-    """The request the seat's bot sends now (None: the table does not wait for it).
+class BotPool:
+    """The strong bots' process pool: ``workers`` processes (0: up to 2), at most
+    ``queue_limit`` decisions waiting or running at once (0: no bound). Its workers start
+    on first use (or ``warm_up``) and stop at ``shutdown`` (a later decision starts them
+    again)."""
 
-    A pooled level (or any ``factory``) decides in the process pool within ``budget``
-    seconds of this call; others decide inline."""
-    if factory is None and level not in POOLED_LEVELS:
-        return decide(policy_for(level), view)
-    if not _needs_search(view):
+    def __init__(self, workers: int = 0, queue_limit: int = 0) -> None:
+        self.workers = workers or min(2, os.cpu_count() or 1)
+        self.queue_limit = max(0, queue_limit)
+        self._executor: ProcessPoolExecutor | None = None
+        #: Pooled decisions submitted and not finished (waiting or running in a worker).
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    def in_flight(self) -> int:
+        """Pooled decisions waiting or running now."""
+        return self._in_flight
+
+    def busy(self) -> bool:
+        """Whether the queue is full: a new decision would be made inline at the fallback
+        level, so new strong rooms and seats are refused."""
+        return self.queue_limit > 0 and self._in_flight >= self.queue_limit
+
+    def executor(self) -> ProcessPoolExecutor:
+        """The pool, started on first use."""
+        if self._executor is None:
+            self._executor = _Pool(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_warm,
+                initargs=(os.getpid(),),
+            )
+        return self._executor
+
+    def shutdown(self) -> None:
+        """Stop the pool's workers (a later ``choose`` starts a new pool)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+    async def warm_up(self) -> list[int]:
+        """Start the workers and wait until each has imported the bots; their pids."""
+        loop = asyncio.get_running_loop()
+        pool = self.executor()
+        jobs = [loop.run_in_executor(pool, _ping) for _ in range(self.workers)]
+        return list(await asyncio.gather(*jobs))
+
+    def _submit(self, *args: Any) -> asyncio.Future[Request | None]:
+        """Submit a decision and count it in flight until its worker is done with it (not
+        until the caller stops waiting: a late decision still holds a worker)."""
+        job = self.executor().submit(_decide, *args)
+        with self._in_flight_lock:
+            self._in_flight += 1
+        job.add_done_callback(self._done)  # at once if it is done already
+        return asyncio.wrap_future(job)
+
+    def _done(self, _job: object) -> None:
+        with self._in_flight_lock:
+            self._in_flight -= 1
+
+    async def choose(
+        self,
+        level: str,
+        view: TableView,
+        factory: PolicyFactory | None = None,
+        budget: float = DEFAULT_BUDGET,
+    ) -> Request | None:
+        """The request the seat's bot sends now (None: the table does not wait for it).
+
+        A pooled level (or any ``factory``) decides in the process pool within ``budget``
+        seconds of this call; others decide inline."""
+        if factory is None and level not in POOLED_LEVELS:
+            return decide(policy_for(level), view)
+        if not _needs_search(view):
+            return decide(policy_for(FALLBACK_LEVEL), view)
+        if self.busy():
+            log.info("the bot pool's queue is full (%d); deciding inline", self._in_flight)
+            return decide(policy_for(FALLBACK_LEVEL), view)
+        started = time.monotonic()
+        deadline = started + budget - RETURN_MARGIN
+        try:
+            job = self._submit(level, factory, view, deadline)
+            return await asyncio.wait_for(job, timeout=budget + GRACE)
+        except TimeoutError:
+            log.warning("a %s decision took over %.2f s; deciding inline", level, budget + GRACE)
+        except BrokenProcessPool:
+            log.exception("the bot pool broke; starting a new one")
+            self._executor = None
+        except Exception:
+            log.exception("a %s decision failed in the pool; deciding inline", level)
         return decide(policy_for(FALLBACK_LEVEL), view)
-    if busy():
-        log.info("the bot pool's queue is full (%d); deciding inline", _in_flight)
-        return decide(policy_for(FALLBACK_LEVEL), view)
-    started = time.monotonic()
-    deadline = started + budget - RETURN_MARGIN
-    try:
-        job = _submit(executor(), level, factory, view, deadline)
-        return await asyncio.wait_for(job, timeout=budget + GRACE)
-    except TimeoutError:
-        log.warning("a %s decision took over %.2f s; deciding inline", level, budget + GRACE)
-    except BrokenProcessPool:
-        log.exception("the bot pool broke; starting a new one")
-        global _executor
-        _executor = None
-    except Exception:
-        log.exception("a %s decision failed in the pool; deciding inline", level)
-    return decide(policy_for(FALLBACK_LEVEL), view)

@@ -7,17 +7,16 @@ cards), never a hidden card.
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, Refusal
 
 
-class GameError(ValueError):
-    """A command the game refuses; ``code`` says why in a word."""
+class GameError(Refusal):
+    """A command the game refuses; ``code`` (of its class) says why in a word."""
 
     code: ErrorCode = ErrorCode.WRONG_PHASE
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(type(self).code, message)
 
 
 class WrongPhase(GameError):

@@ -15,11 +15,14 @@ from typing import Any, Literal
 
 from protocol.events import (
     AwaitingReady,
+    BidMade,
+    CardsPlayed,
     DealEnded,
     DealStarted,
     DealVoided,
     MatchEnded,
     Message,
+    Passed,
     Phase,
     SeatControl,
     TablePlay,
@@ -58,6 +61,8 @@ WATCHERS: Literal["watchers"] = "watchers"
 Audience = int | Literal["everyone", "watchers"]
 """A seat number (that seat only), everyone (seats and watchers), or watchers only."""
 Outgoing = tuple[Audience, Message]
+#: Events that carry the match's version after their command.
+VERSIONED = (BidMade, Passed, CardsPlayed, SeatControl)
 
 
 @dataclass(frozen=True)
@@ -162,10 +167,22 @@ class Match:
             raise NotYourTurn(f"there is no seat {seat}")
         self.version += 1
         try:
-            return self._dispatch(command, now, rng)
+            out = self._dispatch(command, now, rng)
         except Exception:
             self.version -= 1
             raise
+        # the actions carry the version they leave the match at: a client follows it
+        # from them, computing nothing (one copy per event, as the hub encodes each once)
+        stamped: dict[int, Message] = {}
+        for i, (to, message) in enumerate(out):
+            if isinstance(message, VERSIONED):
+                copy = stamped.get(id(message))
+                if copy is None:
+                    copy = stamped[id(message)] = message.model_copy(
+                        update={"version": self.version}
+                    )
+                out[i] = (to, copy)
+        return out
 
     def _dispatch(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
         if isinstance(command, Resume):

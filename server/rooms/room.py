@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from protocol.cards import Rank
 from protocol.chat import ChatPhrase
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, Refusal
 from protocol.events import AwaitingReady, Message
 from protocol.messages import (
     BidRequest,
@@ -79,13 +79,8 @@ CHAT_PER_MINUTE = 5
 CHAT_WINDOW = 60.0
 
 
-class RoomError(ValueError):
-    """A request the room refuses before the game sees it."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class RoomError(Refusal):
+    """A request the lobby or the room refuses before the game sees it."""
 
 
 @dataclass(frozen=True, slots=True)

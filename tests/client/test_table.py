@@ -68,12 +68,12 @@ def test_deal_started_builds_the_table_from_nothing() -> None:
 
 def test_bids_accumulate_and_a_bid_clears_the_turn_until_the_next_one() -> None:
     state = run(TableState.from_room(room()), started(), turn(0, 0))
-    state = state.apply(BidMade(seat=0, bid=1, highest=1))
+    state = state.apply(BidMade(seat=0, bid=1, highest=1, version=1))
     assert state.table is not None
     assert state.table.bids == [[0, 1]]
     assert state.table.turn is None and not state.my_turn
     assert state.table.version == 1
-    state = run(state, turn(1, 1), BidMade(seat=1, bid=0, highest=1))
+    state = run(state, turn(1, 1), BidMade(seat=1, bid=0, highest=1, version=2))
     assert state.table is not None and state.table.bids == [[0, 1], [1, 0]]
     assert state.highest_bid == 1
 
@@ -106,6 +106,7 @@ def test_my_play_leaves_my_hand_and_sets_the_trick() -> None:
             rank=3,
             card_counts=[18, 17, 17],
             multiplier=1,
+            version=2,
         )
     )
     table = state.table
@@ -135,15 +136,21 @@ def test_two_passes_end_the_trick() -> None:
     state = run(
         state,
         CardsPlayed(
-            seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+            seat=0,
+            cards=[card(3)],
+            kind="single",
+            rank=3,
+            card_counts=[19, 17, 17],
+            multiplier=1,
+            version=2,
         ),
         turn(1, 2, "play"),
-        Passed(seat=1, trick_over=False, leader=None),
+        Passed(seat=1, trick_over=False, leader=None, version=3),
     )
     assert state.table is not None
     assert state.table.passes_in_row == 1 and state.trick_passes == (1,)
     assert state.table.last_play is not None
-    state = run(state, turn(2, 3, "play"), Passed(seat=2, trick_over=True, leader=0))
+    state = run(state, turn(2, 3, "play"), Passed(seat=2, trick_over=True, leader=0, version=4))
     table = state.table
     assert table is not None
     assert table.last_play is None and table.passes_in_row == 0 and state.trick_passes == ()
@@ -230,7 +237,7 @@ def test_takeover_and_a_resume_command() -> None:
     state = state.apply(SeatControl(seat=1, bot=True, reason="timeouts"))
     assert state.table is not None and state.table.bot_control == [False, True, False]
     version = state.table.version
-    state = state.apply(SeatControl(seat=1, bot=False, reason="resume"))
+    state = state.apply(SeatControl(seat=1, bot=False, reason="resume", version=version + 1))
     table = state.table
     assert table is not None and table.bot_control == [False, False, False]
     assert table.version == version + 1  # a resume off-turn is a command of its own
@@ -249,7 +256,13 @@ def test_a_pending_resume_takes_effect_with_the_bots_action() -> None:
     assert not state.my_turn
     state = state.apply(
         CardsPlayed(
-            seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+            seat=0,
+            cards=[card(3)],
+            kind="single",
+            rank=3,
+            card_counts=[19, 17, 17],
+            multiplier=1,
+            version=version + 1,
         )
     )
     assert state.table is not None and state.table.version == version + 1

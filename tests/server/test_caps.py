@@ -293,9 +293,10 @@ async def test_a_full_bot_queue_refuses_a_new_strong_room_and_running_tables_pla
     ):
         table = await answer(player, StartPractice(level="strong", speed="instant"))
         assert isinstance(table, Snapshot)
-        held = asyncio.create_task(pool.choose("strong", lead_view(), factory=SlowBot, budget=3))
+        bots = srv.app.bots
+        held = asyncio.create_task(bots.choose("strong", lead_view(), factory=SlowBot, budget=3))
         try:
-            await eventually(_full)
+            await eventually(lambda: _full(bots))
             error = refused(await answer(newcomer, StartPractice(level="strong")), ErrorCode.BUSY)
             assert "capacity" in error.message and "retry" in error.message
             assert len(await stored_rooms(srv)) == 1
@@ -304,14 +305,13 @@ async def test_a_full_bot_queue_refuses_a_new_strong_room_and_running_tables_pla
             # made inline at the normal level, long before the pool frees up.
             await player.send(PassRequest())
             bot = await _next_bot_action(player)
-            assert bot.seat == 1 and pool.in_flight() == 1
+            assert bot.seat == 1 and bots.in_flight() == 1
         finally:
             await held
-            pool.configure(0, 0)
 
 
-async def _full() -> bool:
-    return pool.busy()
+async def _full(bots: pool.BotPool) -> bool:
+    return bots.busy()
 
 
 async def _next_bot_action(client: WireClient) -> Any:

@@ -30,7 +30,7 @@ from protocol.messages import (
     StartPractice,
 )
 from server.app import App
-from server.directory import RoomDirectory
+from server.cluster.directory import RoomDirectory
 from server.game.journal import replay
 from server.rooms.room import Clocks, Room
 from server.settings import Settings

@@ -65,21 +65,25 @@ def lead_view() -> TableView:
     )
 
 
+#: The pool the tests decide in (the server's app owns one, built from its settings).
+bots = pool.BotPool()
+
+
 @pytest.fixture
 async def warm_pool() -> AsyncIterator[list[int]]:
-    pids = await pool.warm_up()
+    pids = await bots.warm_up()
     yield pids
-    pool.shutdown()
+    bots.shutdown()
 
 
 async def test_cheap_levels_decide_inline() -> None:
     view = lead_view()
-    assert await pool.choose("normal", view) == decide(policy_for("normal"), view)
+    assert await bots.choose("normal", view) == decide(policy_for("normal"), view)
 
 
 async def test_pooled_decisions_run_in_another_process(warm_pool: list[int]) -> None:
     assert os.getpid() not in warm_pool
-    request = await pool.choose(
+    request = await bots.choose(
         "strong", bid_view(), factory=functools.partial(PidBot, os.getpid())
     )
     assert request == BidRequest(value=1, version=1)
@@ -96,7 +100,7 @@ async def test_a_strong_decision_does_not_block_the_event_loop(warm_pool: list[i
     task = asyncio.create_task(ticker())
     factory = functools.partial(StrongBot, budget=0.6, seed=1)
     start = time.monotonic()
-    request = await pool.choose("strong", lead_view(), factory=factory, budget=0.6)
+    request = await bots.choose("strong", lead_view(), factory=factory, budget=0.6)
     elapsed = time.monotonic() - start
     task.cancel()
     assert isinstance(request, PlayRequest)
@@ -111,7 +115,7 @@ async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[
     budget = 0.4
     factory = functools.partial(StrongBot, budget=budget, seed=1)
     start = time.monotonic()
-    jobs = [pool.choose("strong", lead_view(), factory=factory, budget=budget) for _ in range(4)]
+    jobs = [bots.choose("strong", lead_view(), factory=factory, budget=budget) for _ in range(4)]
     results = await asyncio.gather(*jobs)
     assert all(isinstance(r, PlayRequest) for r in results)
     # had a queued decision searched a whole budget after its wait, this would take two
@@ -121,7 +125,7 @@ async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[
 
 async def test_a_late_pool_falls_back_inline(warm_pool: list[int]) -> None:
     start = time.monotonic()
-    request = await pool.choose("strong", lead_view(), factory=SlowBot, budget=0.3)
+    request = await bots.choose("strong", lead_view(), factory=SlowBot, budget=0.3)
     assert time.monotonic() - start < 1.0  # not the 1.5 s the slow bot thinks
     assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
     assert not isinstance(request, PassRequest)

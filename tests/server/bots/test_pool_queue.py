@@ -34,34 +34,32 @@ def lead_view() -> TableView:
 
 
 @pytest.fixture
-def one_slot() -> Iterator[None]:
-    pool.configure(workers=1, queue_limit=1)
-    yield
-    pool.shutdown()
-    pool.configure(workers=0, queue_limit=0)
+def one_slot() -> Iterator[pool.BotPool]:
+    bots = pool.BotPool(workers=1, queue_limit=1)
+    yield bots
+    bots.shutdown()
 
 
-async def test_a_decision_past_the_queue_limit_is_made_inline_at_once(one_slot: None) -> None:
-    await pool.warm_up()
-    assert not pool.busy()
-    held = asyncio.create_task(pool.choose("strong", lead_view(), factory=SleepyBot, budget=2))
+async def test_a_decision_past_the_queue_limit_is_made_inline_at_once(
+    one_slot: pool.BotPool,
+) -> None:
+    bots = one_slot
+    await bots.warm_up()
+    assert not bots.busy()
+    held = asyncio.create_task(bots.choose("strong", lead_view(), factory=SleepyBot, budget=2))
     async with asyncio.timeout(5):
-        while not pool.busy():
+        while not bots.busy():
             await asyncio.sleep(0.01)
-    assert pool.in_flight() == 1
+    assert bots.in_flight() == 1
     start = time.monotonic()
-    request = await pool.choose("strong", lead_view())
+    request = await bots.choose("strong", lead_view())
     assert time.monotonic() - start < 0.3
     assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
     await held
-    assert pool.in_flight() == 0 and not pool.busy()
+    assert bots.in_flight() == 0 and not bots.busy()
 
 
-def test_configure_sets_the_workers_and_zero_means_up_to_two() -> None:
-    try:
-        pool.configure(workers=3, queue_limit=0)
-        assert pool.WORKERS == 3 and pool.QUEUE_LIMIT == 0 and not pool.busy()
-        pool.configure(workers=0, queue_limit=0)
-        assert 1 <= pool.WORKERS <= 2
-    finally:
-        pool.configure(workers=0, queue_limit=0)
+def test_the_settings_size_the_pool_and_zero_workers_means_up_to_two() -> None:
+    bots = pool.BotPool(workers=3, queue_limit=0)
+    assert bots.workers == 3 and bots.queue_limit == 0 and not bots.busy()
+    assert 1 <= pool.BotPool(workers=0, queue_limit=0).workers <= 2

@@ -107,10 +107,10 @@ def test_seats_bid_in_turn_order_starting_with_the_first_bidder() -> None:
     t = Table([rigged_deck(0)], first_bidder=1)
     assert t.turn == 1
     out = t.pass_(1)
-    assert the_event(out, BidMade) == BidMade(seat=1, bid=0, highest=0)
+    assert the_event(out, BidMade) == BidMade(seat=1, bid=0, highest=0, version=t.match.version)
     assert t.turn == 2
     out = t.bid(2, 1)
-    assert the_event(out, BidMade) == BidMade(seat=2, bid=1, highest=1)
+    assert the_event(out, BidMade) == BidMade(seat=2, bid=1, highest=1, version=t.match.version)
     assert the_event(out, TurnStarted).seat == 0
     assert t.turn == 0
     assert t.match.deal.bids == [[1, 0], [2, 1]]
@@ -260,10 +260,14 @@ def test_two_passes_in_a_row_end_the_trick_and_the_last_player_leads() -> None:
     step(t, 0, "3", 1)
     step(t, 1, "4", 2)
     out = step(t, 2, "pass", 0)
-    assert the_event(out, Passed) == Passed(seat=2, trick_over=False, leader=None)
+    assert the_event(out, Passed) == Passed(
+        seat=2, trick_over=False, leader=None, version=t.match.version
+    )
     assert t.match.deal.passes_in_row == 1
     out = step(t, 0, "pass", 1)
-    assert the_event(out, Passed) == Passed(seat=0, trick_over=True, leader=1)
+    assert the_event(out, Passed) == Passed(
+        seat=0, trick_over=True, leader=1, version=t.match.version
+    )
     turn = the_event(out, TurnStarted)
     assert (turn.seat, turn.may_pass) == (1, False)
     assert t.match.deal.last_play is None

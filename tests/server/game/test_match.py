@@ -150,7 +150,7 @@ def test_after_three_void_deals_in_a_row_the_first_bidder_must_bid() -> None:
     t.refuse(Pass(1), MustBid)
     t.refuse(Bid(1, 0), MustBid)
     out = t.bid(1, 1)
-    assert the_event(out, BidMade) == BidMade(seat=1, bid=1, highest=1)
+    assert the_event(out, BidMade) == BidMade(seat=1, bid=1, highest=1, version=t.match.version)
     # Only the first bidder is forced: the others may pass, and the bidder is landlord.
     assert the_event(out, TurnStarted).may_pass
     t.pass_(2)
@@ -441,7 +441,9 @@ def test_a_timeout_before_the_deadline_is_refused_and_at_the_deadline_accepted()
     t.refuse(Timeout(0), ClockRunning)
     t.now = START + 15
     out = t.act(Timeout(0))
-    assert the_event(out, BidMade) == BidMade(seat=0, bid=0, highest=0, timeout=True)
+    assert the_event(out, BidMade) == BidMade(
+        seat=0, bid=0, highest=0, timeout=True, version=t.match.version
+    )
 
 
 def test_a_timeout_for_a_seat_that_is_not_on_turn_is_refused() -> None:
@@ -455,7 +457,9 @@ def test_a_bid_timeout_passes() -> None:
     t = Table([rigged_deck(2)], config=TIMED, first_bidder=0)
     t.bid(0, 1)
     out = t.timeout(1)
-    assert the_event(out, BidMade) == BidMade(seat=1, bid=0, highest=1, timeout=True)
+    assert the_event(out, BidMade) == BidMade(
+        seat=1, bid=0, highest=1, timeout=True, version=t.match.version
+    )
     assert t.turn == 2
     assert t.match.timeouts_in_row == [0, 1, 0]
 
@@ -467,7 +471,9 @@ def test_a_bid_timeout_bids_1_where_the_seat_may_not_pass() -> None:
         everyone_passes(t)
     assert t.match.deal.forced_bid
     out = t.timeout(2)
-    assert the_event(out, BidMade) == BidMade(seat=2, bid=1, highest=1, timeout=True)
+    assert the_event(out, BidMade) == BidMade(
+        seat=2, bid=1, highest=1, timeout=True, version=t.match.version
+    )
     t.pass_(0)
     chosen = the_event(t.pass_(1), LandlordChosen)
     assert (chosen.seat, chosen.base) == (2, 1)
@@ -478,7 +484,9 @@ def test_a_play_timeout_passes_when_following() -> None:
     choose_landlord(t, 0, 3)
     t.play(0, "5")
     out = t.timeout(1)
-    assert the_event(out, Passed) == Passed(seat=1, trick_over=False, leader=None, timeout=True)
+    assert the_event(out, Passed) == Passed(
+        seat=1, trick_over=False, leader=None, timeout=True, version=t.match.version
+    )
     assert t.counts == [19, 17, 17]
     assert t.turn == 2
 
@@ -512,7 +520,7 @@ def test_two_timeouts_in_a_row_hand_the_seat_to_a_bot() -> None:
     t.pass_(2)
     out = t.timeout(0)  # seat 0 passes in the trick: the second in a row
     control = assert_sent_to(out, EVERYONE, SeatControl)
-    assert control == SeatControl(seat=0, bot=True, reason="timeouts")
+    assert control == SeatControl(seat=0, bot=True, reason="timeouts", version=t.match.version)
     assert the_event(out, Passed).timeout
     assert t.match.bot_control == [True, False, False]
     assert t.match.view_for(None, t.now).bot_control == [True, False, False]
@@ -563,7 +571,9 @@ def test_resume_gives_the_seat_back_and_resume_when_not_taken_over_is_refused() 
     t.timeout(0)
     assert t.match.bot_control == [True, False, False]
     out = t.resume(0)
-    assert out == [(EVERYONE, SeatControl(seat=0, bot=False, reason="resume"))]
+    assert out == [
+        (EVERYONE, SeatControl(seat=0, bot=False, reason="resume", version=t.match.version))
+    ]
     assert t.match.bot_control == [False, False, False]
     assert t.match.timeouts_in_row[0] == 0
     t.refuse(Resume(0), NotTakenOver)
@@ -586,11 +596,15 @@ def test_resume_on_the_seats_own_turn_takes_effect_after_the_bots_action() -> No
     t.play(2, "4")
     assert t.match.turn == 0 and t.match.bot_control[0]
     # pending: the bot still holds this turn, and everyone is told so
-    assert t.resume(0) == [(EVERYONE, SeatControl(seat=0, bot=True, reason="resume_pending"))]
+    assert t.resume(0) == [
+        (EVERYONE, SeatControl(seat=0, bot=True, reason="resume_pending", version=t.match.version))
+    ]
     assert t.match.bot_control[0] and t.match.resume_pending[0]
     t.refuse(Resume(0), NotTakenOver)
     out = t.pass_(0)  # the bot's action for seat 0
-    assert events_of(out, SeatControl) == [SeatControl(seat=0, bot=False, reason="resume")]
+    assert events_of(out, SeatControl) == [
+        SeatControl(seat=0, bot=False, reason="resume", version=t.match.version)
+    ]
     assert t.match.bot_control == [False, True, False]  # seat 1 timed out twice as well
     assert t.match.resume_pending == [False, False, False]
 

@@ -1,4 +1,4 @@
-"""Room changes a player asks for, wherever their room runs.
+"""Room changes a player asks for, and applying them to a room run here.
 
 A ``RoomOp`` is what a player's process asks of the player's room: a game request, to join
 or watch it, to take a seat in it as a rematch (``again``), to leave it, to be marked back
@@ -12,15 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
 
 from protocol.codec import ProtocolError, decode, encode
 from protocol.errors import ErrorCode
 from protocol.messages import Request
+from server.cluster.messages import OpData, OpKind
 from server.rooms.room import Delivery, Room, RoomError
 from server.runner import RoomRunner
-
-OpKind = Literal["request", "join", "watch", "again", "leave", "back", "gone"]
 
 
 @dataclass(frozen=True)
@@ -35,30 +33,25 @@ class RoomOp:
     #: The process the player is connected to, which asks.
     node: str = ""
 
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "player": self.player,
-            "name": self.name,
-            "frame": b"" if self.request is None else encode(self.request),
-            "node": self.node,
-        }
+    def to_data(self) -> OpData:
+        frame = b"" if self.request is None else encode(self.request)
+        return OpData(
+            kind=self.kind, player=self.player, name=self.name, frame=frame, node=self.node
+        )
 
     @classmethod
-    def from_data(cls, data: dict[str, Any], max_frame: int) -> RoomOp:
+    def from_data(cls, data: OpData, max_frame: int) -> RoomOp:
         """The op another process sent; RoomError when its request is not one."""
         request = None
-        if data.get("frame"):
+        if data.frame:
             try:
-                message = decode(data["frame"], max_frame)
+                message = decode(data.frame, max_frame)
             except ProtocolError as exc:
                 raise RoomError(exc.code, exc.message) from exc
             if not isinstance(message, Request):
                 raise RoomError(ErrorCode.MALFORMED, "not a room request")
             request = message
-        return cls(
-            data["kind"], data["player"], data.get("name", ""), request, data.get("node", "")
-        )
+        return cls(data.kind, data.player, data.name, request, data.node)
 
 
 async def apply_op(
@@ -121,5 +114,5 @@ async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> 
     try:
         await runner.change(back)
     except RoomError:
-        runner.hub.deliver([(player, runner.room.snapshot_for(player, clock()))])
+        runner.outlet.deliver([(player, runner.room.snapshot_for(player, clock()))])
         raise

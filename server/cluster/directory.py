@@ -1,4 +1,4 @@
-"""The rooms of one process, and the way to any room wherever it runs.
+"""The rooms of one process, and the route to any room wherever it runs.
 
 Each room is run by the one process that holds its lease in Redis (with a fencing token).
 ``RoomDirectory`` keeps this process's runners and their leases: it renews them a third of
@@ -6,10 +6,12 @@ the lease TTL apart, lets a room go whose lease was lost, takes over rooms whose
 died (their lease ran out), and on shutdown gives its leases up and tells the others to
 take those rooms at once.
 
-``op(code, RoomOp)`` applies a player's change to a room wherever it runs: here, at the
-process holding its lease (forwarded through the relay, the answer or typed refusal coming
-back), or here after taking it over when nobody holds it. The same ``apply_op`` runs in
-every case, so a room behaves alike for players on any process.
+``route(code, RoomOp)`` takes a player's change to a room wherever it runs: here, to the
+process holding its lease (a ``Forward`` through the relay, the ``Answer`` or typed refusal
+coming back), or here after taking it over when nobody holds it. The same ``apply_op``
+(``server/cluster/ops.py``) runs in every case, so a room behaves alike for players on any
+process. What the rooms here tell the rest of the process (a room taken over, a room
+closed) goes to the ``Events`` given at construction.
 """
 
 from __future__ import annotations
@@ -19,20 +21,23 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
-from protocol.errors import ErrorCode, quoted
+from protocol.errors import ErrorCode, Refusal, quoted
+from server.bots.pool import BotPool
+from server.cluster.leases import Leases
+from server.cluster.messages import Adopt, Answer, Forward
+from server.cluster.ops import RoomOp, apply_op
+from server.cluster.relay import Relay, RelayTimeout
 from server.game.deal import RandomSource
-from server.game.errors import GameError
-from server.hub import Hub
 from server.metrics import Metrics
-from server.relay import Body, Relay, RelayTimeout
 from server.rooms.room import Room, RoomError
-from server.routing import RoomOp, apply_op
-from server.runner import RoomRunner
+from server.runner import Outlet, Presence, RoomRunner
 from server.settings import Settings
-from server.store.redis_store import RedisStore, StoreError, pack
+from server.store.base import Lease, RoomStore
+from server.store.errors import StoreConflict, StoreError
+from server.store.redis_store import pack
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +58,16 @@ async def _settled(runners: list[RoomRunner]) -> None:
             pass
 
 
+class Events(Protocol):
+    """What the directory tells the rest of its process."""
+
+    def adopted(self, runner: RoomRunner) -> None:
+        """A room was taken over here (its players are to be called back)."""
+
+    async def closed(self, room: Room) -> None:
+        """A room run here closed."""
+
+
 class RoomDirectory:
     """This process's rooms (``rooms``: code to runner) and the route to every other."""
 
@@ -60,22 +75,29 @@ class RoomDirectory:
         self,
         node: str,
         settings: Settings,
-        store: RedisStore,
-        hub: Hub,
+        store: RoomStore,
+        outlet: Outlet,
+        presence: Presence,
         relay: Relay,
+        events: Events,
         metrics: Metrics,
         rng: RandomSource,
         clock: Callable[[], float] = time.time,
+        bots: BotPool | None = None,
     ) -> None:
         #: This process's name in room leases (see ``App.node``).
         self.node = node
         self.settings = settings
         self.store = store
-        self.hub = hub
+        self.leases = Leases(store, node, settings.lease_ttl)
+        self.outlet = outlet
+        self.presence = presence
         self.relay = relay
+        self.events = events
         self.metrics = metrics
         self.rng = rng
         self.clock = clock
+        self.bots = bots
         self.rooms: dict[str, RoomRunner] = {}
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
@@ -83,10 +105,6 @@ class RoomDirectory:
         #: the lease keeper renews the leases of those back so far, and leaves the others
         #: to the recovery rather than look for orphans among them.
         self.recovering = False
-        #: Told when a room closes (the app clears its players' sessions).
-        self.on_closed: Callable[[Room], Coroutine[Any, Any, None]] | None = None
-        #: Told of each room taken over (the app calls its players back).
-        self.on_adopted: Callable[[RoomRunner], None] | None = None
 
     # --- running rooms ----------------------------------------------------------------
 
@@ -94,7 +112,7 @@ class RoomDirectory:
         """Run ``room`` here (with the fencing token of this process's lease)."""
         runner = RoomRunner(
             room,
-            self.hub,
+            self.outlet,
             self.store,
             self.rng,
             self._closed,
@@ -103,6 +121,8 @@ class RoomDirectory:
             fence,
             self.lost,
             self.settings.idle_room_timeout,
+            self.presence,
+            self.bots,
         )
         runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
             seconds
@@ -112,8 +132,45 @@ class RoomDirectory:
 
     async def _closed(self, room: Room) -> None:
         self.lost(room)
-        if self.on_closed is not None:
-            await self.on_closed(room)
+        await self.events.closed(room)
+
+    def _lease(self, runner: RoomRunner) -> Lease:
+        return Lease(self.node, runner.fence)
+
+    async def open(self, room: Room) -> RoomRunner | None:
+        """Run a new room here: take its code's lease, save it (as every change is saved,
+        built on no stored version) and run it; None when the code is taken (another
+        process's room, or a finished room's record). Its clock and bots are not set going
+        yet (``RoomRunner.reschedule``)."""
+        lease = await self.leases.acquire_one(room.code)
+        if lease is None:
+            return None  # the code is another process's room
+        if await self.store.load_room(room.code) is not None:
+            await self.leases.release({room.code: lease})
+            return None  # the code of a finished room, kept for its record
+        runner = RoomRunner(
+            room,
+            self.outlet,
+            self.store,
+            self.rng,
+            self._closed,
+            self.clock,
+            False,
+            lease.fence,
+            self.lost,
+            self.settings.idle_room_timeout,
+            self.presence,
+            self.bots,
+        )
+        try:
+            await runner.save_new()
+        except StoreConflict:
+            return None
+        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
+            seconds
+        )
+        self.rooms[room.code] = runner
+        return runner
 
     def lost(self, room: Room) -> None:
         """Stop running the room here (another process holds it now, this one's lease
@@ -142,34 +199,34 @@ class RoomDirectory:
         codes = [code for code in dict.fromkeys(codes) if code not in self.rooms]
         if not codes or self.closing:
             return 0
-        fences = await self.store.acquire_leases(codes, self.node, self.settings.lease_ttl)
-        # 0: another process runs it; already here: adopted meanwhile by another asker here
-        ours = {c: f for c, f in zip(codes, fences, strict=True) if f and c not in self.rooms}
+        leases = await self.leases.acquire(codes)
+        # None: another process runs it; already here: adopted meanwhile by another asker
+        ours = {c: x for c, x in zip(codes, leases, strict=True) if x and c not in self.rooms}
         if not ours:
             return 0
         states = await self.store.load_rooms(list(ours))
         adopted: list[RoomRunner] = []
-        over: dict[str, str] = {}
-        for (code, fence), data in zip(ours.items(), states, strict=True):
+        over: dict[str, Lease] = {}
+        for (code, lease), data in zip(ours.items(), states, strict=True):
             if code in self.rooms or self.closing:
                 continue  # adopted meanwhile (the lease was this node's), or going down
             if data is None or data.get("closed") is not None:
-                over[code] = f"{self.node}:{fence}"
+                over[code] = lease
                 continue
-            adopted.append(self.run(Room.from_data(data), saved=True, fence=fence))
+            adopted.append(self.run(Room.from_data(data), saved=True, fence=lease.fence))
             self.metrics.room_takeovers.inc()
         await self._taken_over(adopted)  # first: it locks them before any await
         for code in over:
             await self.store.forget_active(code)
-        await self.store.renew_leases(over, 0)
+        await self.leases.release(over)
         return len(adopted)
 
     async def _taken_over(self, runners: list[RoomRunner]) -> None:
         """The takeover's change to rooms just run here, saved in one round trip: nobody
         is connected yet, and each clock gets back the time it had left when last saved,
         so time down does not count against a seat. What this would tell the players is
-        not sent: each gets a snapshot on coming back (``on_adopted`` calls them back),
-        which shows the new deadline. Then the rooms' clocks and bots are set going.
+        not sent: each gets a snapshot on coming back (``Events.adopted`` calls them
+        back), which shows the new deadline. Then the rooms' clocks and bots are set going.
 
         Each room's lock is held from before anyone here can reach it (a player coming
         back) until it is saved; a room the batch could not save (moved on, fenced, Redis
@@ -202,11 +259,10 @@ class RoomDirectory:
             for runner in runners:
                 runner.lock.release()
         for runner in failed:
-            with contextlib.suppress(RoomError, GameError):
+            with contextlib.suppress(Refusal):
                 await runner.change(lambda room: [])
-        if self.on_adopted is not None:
-            for runner in runners:
-                self.on_adopted(runner)
+        for runner in runners:
+            self.events.adopted(runner)
 
     async def adopt_quietly(self, code: str) -> None:
         try:
@@ -225,12 +281,11 @@ class RoomDirectory:
         """Renew the lease of every room this process runs, a third of the TTL apart (a
         room whose lease is gone, this process having stalled past it, is let go), and
         take over the rooms nobody runs."""
-        ttl = self.settings.lease_ttl
         while True:
-            await asyncio.sleep(ttl / 3)
-            leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+            await asyncio.sleep(self.leases.ttl / 3)
+            leases = {code: self._lease(r) for code, r in self.rooms.items()}
             try:
-                lost = await self.store.renew_leases(leases, ttl) if leases else []
+                lost = await self.leases.renew(leases)
             except StoreError as exc:
                 log.warning("could not renew room leases: %s", exc)
                 continue
@@ -257,7 +312,7 @@ class RoomDirectory:
         runners = list(self.rooms.values())
         for runner in runners:
             runner.stop()
-        leases = {code: f"{self.node}:{r.fence}" for code, r in self.rooms.items()}
+        leases = {code: self._lease(r) for code, r in self.rooms.items()}
         self.rooms.clear()
         if not leases:
             return
@@ -265,14 +320,14 @@ class RoomDirectory:
             await asyncio.wait_for(_settled(runners), HAND_OVER_WAIT)
         await self.relay.flush(HAND_OVER_WAIT)
         try:
-            await self.store.renew_leases(leases, 0)
+            await self.leases.release(leases)
         except StoreError as exc:
             log.warning("could not release room leases: %s", exc)
-        self.relay.to_everyone({"t": "adopt", "codes": sorted(leases)})
+        self.relay.to_everyone(Adopt(codes=sorted(leases)))
 
     # --- reaching a room --------------------------------------------------------------
 
-    async def op(self, code: str, op: RoomOp) -> None:
+    async def route(self, code: str, op: RoomOp) -> None:
         """Apply ``op`` to room ``code`` wherever it runs: here, at the process holding its
         lease (forwarded), or here after taking it over when nobody holds it."""
         op = dataclasses.replace(op, node=self.node)
@@ -283,45 +338,48 @@ class RoomDirectory:
                 return
             if self.closing:
                 break
-            holder = await self.store.lease_holder(code)
-            node = None if holder is None else holder.rsplit(":", 1)[0]
+            holder = await self.leases.holder(code)
+            node = None if holder is None else holder.node
             if node is None or node == self.node:
                 await self.adopt(code)
                 if code not in self.rooms and await self.peek(code) is None:
                     raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}")
                 continue
             self.metrics.forwarded.inc()
+            forward = Forward(
+                call=self.relay.next_call(), reply_to=self.node, code=code, op=op.to_data()
+            )
             try:
-                answer = await self.relay.call(
-                    node, {"t": "room", "code": code, "op": op.to_data()}
-                )
+                answer = await self.relay.call(node, forward)
             except RelayTimeout as exc:
                 raise RoomError(
                     ErrorCode.UNAVAILABLE, "the room's server does not answer: retry"
                 ) from exc
-            if answer.get("moved"):
+            if answer.outcome == "moved":
                 await asyncio.sleep(MOVED_DELAY)
                 continue
-            if "error" in answer:
-                error_code, text = answer["error"]
-                raise RoomError(ErrorCode(error_code), text)
+            if answer.outcome == "refused":
+                raise RoomError(answer.error or ErrorCode.UNAVAILABLE, answer.message)
             return
         raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")
 
-    async def serve(self, body: Body) -> None:
+    async def serve(self, forward: Forward) -> None:
         """Apply a change another process forwarded, and answer it (``moved`` when the
         room no longer runs here)."""
-        runner = None if self.closing else self.rooms.get(body["code"])
+        runner = None if self.closing else self.rooms.get(forward.code)
         if runner is None:
-            self.relay.answer(body, {"moved": True})
+            self.relay.answer(forward, Answer(call=forward.call, outcome="moved"))
             return
         try:
-            op = RoomOp.from_data(body["op"], self.settings.max_frame)
+            op = RoomOp.from_data(forward.op, self.settings.max_frame)
             await apply_op(runner, op, self.clock, self.settings.max_watchers)
-        except (RoomError, GameError) as exc:
-            self.relay.answer(body, {"error": [str(exc.code), exc.message]})
+        except Refusal as exc:
+            answer = Answer(
+                call=forward.call, outcome="refused", error=exc.code, message=exc.message
+            )
+            self.relay.answer(forward, answer)
         else:
-            self.relay.answer(body, {})
+            self.relay.answer(forward, Answer(call=forward.call, outcome="done"))
 
     async def peek(self, code: str) -> Room | None:
         """The room as it stands (here) or as stored (run elsewhere); None when it is

@@ -4,15 +4,18 @@ Any process may hold a player's connection; one process runs each room (it holds
 lease). What crosses between them goes through Redis, on three kinds of channel under the
 key prefix:
 
-- ``PREFIXplayer:PID``: what a room sends to one player (an encoded frame), published by the
-  process that runs the room and heard by the process the player is connected to, which
-  subscribes while they are there. Also two notices: ``replaced`` (the player connected
-  again elsewhere: close the older connection) and ``rejoin`` (their room has a new
-  process: ask it for a fresh snapshot).
-- ``PREFIXnode:NODE``: a room change forwarded to the process NODE that runs the room, and
-  the answer back to the process that forwarded it.
-- ``PREFIXnodes``: to every process: rooms given up by a process going down, to take over
-  at once.
+- ``PREFIXplayer:PID``: what a room sends to one player (``PlayerFrame``) and which room
+  they are in (``EnteredRoom``, ``LeftRoom``), published by the process that runs the room
+  and heard by the process the player is connected to, which subscribes while they are
+  there. Also ``Replaced`` (the player connected again elsewhere: close the older
+  connection) and ``Rejoin`` (their room has a new process: ask it for a fresh snapshot).
+- ``PREFIXnode:NODE``: a room change forwarded to the process NODE that runs the room
+  (``Forward``), and the ``Answer`` back to the process that forwarded it.
+- ``PREFIXnodes``: to every process: rooms given up by a process going down (``Adopt``),
+  to take over at once.
+
+The messages are typed (``server/cluster/messages.py``); what arrives is handed to the
+``Inbox`` given at construction.
 
 Everything published leaves through one ordered outbox (one pipelined round trip per batch),
 so a player's frames and a forwarded change's answer arrive in the order they were made.
@@ -27,18 +30,22 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
-
-from server.store.errors import StoreFailure
-from server.store.redis_store import RedisStore, StoreError, pack, unpack
+from server.cluster.messages import (
+    Adopt,
+    Answer,
+    ClusterMessage,
+    Forward,
+    PlayerMessage,
+    pack_message,
+    unpack_message,
+)
+from server.store.base import ClusterStore
+from server.store.errors import StoreError, StoreFailure
 
 log = logging.getLogger(__name__)
 
-Body = dict[str, Any]
 #: Seconds the reader waits before listening again after its link to Redis dropped.
 RELISTEN_DELAY = 0.2
 
@@ -47,16 +54,29 @@ class RelayTimeout(Exception):
     """The process a change was forwarded to did not answer in time."""
 
 
+class Inbox(Protocol):
+    """What the relay hands on: to the cluster part of this process."""
+
+    def for_player(self, player_id: str, message: PlayerMessage) -> None:
+        """Something for a player connected here."""
+
+    def forwarded(self, message: Forward) -> None:
+        """A change to a room run here, forwarded by another process."""
+
+    def adopt(self, message: Adopt) -> None:
+        """Rooms given up by a process going down."""
+
+    def resync(self) -> None:
+        """The link to Redis dropped and came back: frames may have been lost meanwhile."""
+
+
 class Relay:
-    """This process's end of the channels between processes.
+    """This process's end of the channels between processes; what arrives goes to
+    ``inbox``, except the answers to this process's own calls."""
 
-    ``on_player(player_id, body)`` is told what arrives for a player connected here;
-    ``on_node(body)`` every request addressed to this process or to all; ``on_resync()``
-    that the link to Redis dropped and came back (frames may have been lost meanwhile).
-    """
-
-    def __init__(self, store: RedisStore, node: str, timeout: float) -> None:
+    def __init__(self, store: ClusterStore, node: str, timeout: float, inbox: Inbox) -> None:
         self.store = store
+        self.inbox_handler = inbox
         self.node = node
         self.timeout = timeout
         self._prefix = store.keys.prefix
@@ -66,10 +86,10 @@ class Relay:
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self._calls: dict[int, asyncio.Future[Body]] = {}
+        self._calls: dict[int, asyncio.Future[Answer]] = {}
         self._ids = itertools.count(1)
-        self._client: Redis | None = None
-        self._pubsub: PubSub | None = None
+        self._client: Any = None  # redis-py's Redis (or the memory store's)
+        self._pubsub: Any = None  # its PubSub
         self._tasks: list[asyncio.Task[None]] = []
         self._players: set[str] = set()
 
@@ -81,13 +101,7 @@ class Relay:
 
     # --- start and stop ---------------------------------------------------------------
 
-    async def start(
-        self,
-        on_player: Callable[[str, Body], None],
-        on_node: Callable[[Body], None],
-        on_resync: Callable[[], None],
-    ) -> None:
-        self._on_player, self._on_node, self._on_resync = on_player, on_node, on_resync
+    async def start(self) -> None:
         self._client = self.store.subscriber()
         self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.inbox, self.everyone)
@@ -145,21 +159,25 @@ class Relay:
 
     # --- sending ----------------------------------------------------------------------
 
-    def to_player(self, player_id: str, body: Body) -> None:
-        self._queue(self.player_channel(player_id), body)
+    def to_player(self, player_id: str, message: PlayerMessage) -> None:
+        self._queue(self.player_channel(player_id), message)
 
-    def to_node(self, node: str, body: Body) -> None:
-        self._queue(self.node_channel(node), body)
+    def to_node(self, node: str, message: Forward | Answer) -> None:
+        self._queue(self.node_channel(node), message)
 
-    def to_everyone(self, body: Body) -> None:
-        self._queue(self.everyone, body)
+    def to_everyone(self, message: Adopt) -> None:
+        self._queue(self.everyone, message)
 
-    async def call(self, node: str, body: Body) -> Body:
-        """Send a request to ``node`` and wait for its answer (``RelayTimeout``)."""
-        call_id = next(self._ids)
-        future: asyncio.Future[Body] = asyncio.get_running_loop().create_future()
+    def next_call(self) -> int:
+        return next(self._ids)
+
+    async def call(self, node: str, forward: Forward) -> Answer:
+        """Send ``forward`` (made with ``next_call``'s id) to ``node`` and wait for its
+        answer (``RelayTimeout``)."""
+        call_id = forward.call
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
-        self.to_node(node, {**body, "call": call_id, "from": self.node})
+        self.to_node(node, forward)
         try:
             return await asyncio.wait_for(future, self.timeout)
         except TimeoutError as exc:
@@ -167,12 +185,12 @@ class Relay:
         finally:
             self._calls.pop(call_id, None)
 
-    def answer(self, request: Body, body: Body) -> None:
-        """Answer a request ``call`` made elsewhere."""
-        self.to_node(request["from"], {"t": "answer", "answer": request["call"], **body})
+    def answer(self, forward: Forward, answer: Answer) -> None:
+        """Answer a ``forward`` another process sent."""
+        self.to_node(forward.reply_to, answer)
 
-    def _queue(self, channel: str, body: Body) -> None:
-        self._outbox.append((channel, pack(body)))
+    def _queue(self, channel: str, message: ClusterMessage) -> None:
+        self._outbox.append((channel, pack_message(message)))
         self._idle.clear()
         self._wake.set()
 
@@ -221,13 +239,13 @@ class Relay:
         except Exception as exc:
             log.warning("relay: cannot listen yet: %s", exc)
             return
-        self._on_resync()
+        self.inbox_handler.resync()
 
     async def _close_link(self) -> None:
         pubsub, client = self._pubsub, self._client
         if pubsub is not None:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.aclose()
@@ -235,18 +253,20 @@ class Relay:
     def _dispatch(self, channel: bytes | str, data: bytes) -> None:
         name = channel.decode() if isinstance(channel, bytes) else channel
         try:
-            body: Body = unpack(data)
+            message = unpack_message(data)
         except Exception:
             log.warning("relay: an unreadable message on %s", name)
             return
-        if name in (self.inbox, self.everyone):
-            if body.get("t") == "answer":
-                future = self._calls.get(body["answer"])
-                if future is not None and not future.done():
-                    future.set_result(body)
-            else:
-                self._on_node(body)
-            return
-        player_prefix = f"{self._prefix}player:"
-        if name.startswith(player_prefix):
-            self._on_player(name[len(player_prefix) :], body)
+        inbox = self.inbox_handler
+        if isinstance(message, Answer):
+            future = self._calls.get(message.call)
+            if future is not None and not future.done():
+                future.set_result(message)
+        elif isinstance(message, Forward):
+            inbox.forwarded(message)
+        elif isinstance(message, Adopt):
+            inbox.adopt(message)
+        else:
+            player_prefix = f"{self._prefix}player:"
+            if name.startswith(player_prefix):
+                inbox.for_player(name[len(player_prefix) :], message)

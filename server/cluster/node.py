@@ -1,0 +1,199 @@
+"""This process's part in running rooms across processes: ``Cluster``.
+
+It owns the room directory (the rooms run here, their leases, takeover and handover, the
+route to a room run elsewhere) and the relay (Redis pub/sub between processes), and it is
+the one place that handles what the relay brings:
+
+- a ``Forward``: a change to a room run here (``RoomDirectory.serve`` applies and answers);
+- ``Adopt``: rooms given up by a process going down, taken over at once;
+- for a player connected here: a ``PlayerFrame`` (to their sockets), ``EnteredRoom`` and
+  ``LeftRoom`` (to the sessions part), ``Replaced`` (they connected again elsewhere: close
+  the older connections), ``Rejoin`` (their room has a new process: come back to it).
+
+The rooms run here reach players through it (``deliver``, ``moved``): those connected here
+through the hub and the sessions part, the others through the relay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from protocol.errors import Refusal
+from server.bots.pool import BotPool
+from server.cluster.directory import RoomDirectory
+from server.cluster.messages import (
+    Adopt,
+    EnteredRoom,
+    Forward,
+    LeftRoom,
+    PlayerFrame,
+    PlayerMessage,
+    Rejoin,
+    Replaced,
+)
+from server.cluster.ops import RoomOp
+from server.cluster.relay import Relay
+from server.game.deal import RandomSource
+from server.hub import Connection, Hub
+from server.metrics import Metrics
+from server.rooms.room import Room
+from server.runner import RoomRunner
+from server.sessions import Sessions
+from server.settings import Settings
+from server.store.base import ClusterStore
+from server.store.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+#: Close code for a connection whose session has connected again elsewhere.
+CLOSE_REPLACED = 4000
+
+
+class Cluster:
+    """The rooms of process ``node`` and its links to the other processes. ``closed`` is
+    told of each room run here that closes (after its players have been told)."""
+
+    def __init__(
+        self,
+        node: str,
+        settings: Settings,
+        store: ClusterStore,
+        hub: Hub,
+        sessions: Sessions,
+        metrics: Metrics,
+        rng: RandomSource,
+        clock: Callable[[], float] = time.time,
+        closed: Callable[[Room], Awaitable[None]] | None = None,
+        bots: BotPool | None = None,
+    ) -> None:
+        self.node = node
+        self.hub = hub
+        self.sessions = sessions
+        self._closed = closed
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.relay = Relay(store, node, settings.forward_timeout, self)
+        self.directory = RoomDirectory(
+            node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots
+        )
+
+    @property
+    def rooms(self) -> dict[str, RoomRunner]:
+        return self.directory.rooms
+
+    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- players connected here ---------------------------------------------------------
+
+    async def connected(self, player: str, resumed: bool) -> None:
+        """A player said hello here: hear what rooms elsewhere send them, and (a resumed
+        session) close their connections at other processes."""
+        await self.relay.watch_player(player)
+        if resumed:
+            self.relay.to_player(player, Replaced(node=self.node))
+
+    async def disconnected(self, player: str) -> None:
+        """The player's last connection here ended."""
+        await self.relay.unwatch_player(player)
+
+    def replace(self, older: Connection) -> None:
+        """Close a connection whose player connected again (here or elsewhere); it no
+        longer speaks for them, so its closing marks nobody disconnected."""
+        player = older.player_id
+        if self.hub.remove(older) and player is not None:
+            self._background(self.relay.unwatch_player(player))  # none of theirs left here
+        older.player_id = None
+        self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
+
+    async def come_back(self, player: str, code: str) -> None:
+        """Mark a player connected here back in their room (it has a new process)."""
+        session = self.sessions.of_player(player)
+        if session is None or session.room != code or not self.hub.connected(player):
+            return
+        try:
+            await self.directory.route(code, RoomOp("back", player))
+        except (Refusal, StoreError) as exc:
+            log.info("room %s: could not bring %s back: %s", code, player, exc)
+
+    # --- what the rooms run here send (runner's Outlet and Presence) -----------------------
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
+        """Each message to its player: here through the hub, else through the relay (the
+        frame encoded once, here)."""
+        for player, frame in self.hub.deliver(deliveries):
+            self.relay.to_player(player, PlayerFrame(frame=frame))
+
+    def moved(self, code: str, entered: list[str], left: list[str]) -> None:
+        """Who came into room ``code`` and who left it: the sessions part of the process
+        each is connected to is told (here, or through the relay)."""
+        for player in entered:
+            if self.hub.connected(player):
+                self.sessions.entered(player, code)
+            else:
+                self.relay.to_player(player, EnteredRoom(code=code))
+        for player in left:
+            if self.hub.connected(player):
+                self._left(player, code)
+            else:
+                self.relay.to_player(player, LeftRoom(code=code))
+
+    def _left(self, player: str, code: str) -> None:
+        write = self.sessions.left(player, code)
+        if write is not None:
+            self._background(write)
+
+    # --- what the directory tells (its Events) --------------------------------------------
+
+    def adopted(self, runner: RoomRunner) -> None:
+        """A room taken over here: its players connected here come back to it at once;
+        those connected elsewhere are told to ask it for a fresh snapshot."""
+        code = runner.code
+        for player in runner.room.members():
+            if self.hub.connected(player):
+                self._background(self.come_back(player, code))
+            else:
+                self.relay.to_player(player, Rejoin(code=code))
+
+    async def closed(self, room: Room) -> None:
+        if self._closed is not None:
+            await self._closed(room)
+
+    # --- what the relay brings (its Inbox) -------------------------------------------------
+
+    def for_player(self, player: str, message: PlayerMessage) -> None:
+        """Something for a player connected here, from a room run elsewhere."""
+        if isinstance(message, PlayerFrame):
+            self.hub.send_frame(player, message.frame)
+        elif isinstance(message, EnteredRoom):
+            self.sessions.entered(player, message.code)
+        elif isinstance(message, LeftRoom):
+            self._left(player, message.code)
+        elif isinstance(message, Replaced):
+            if message.node != self.node:
+                for older in self.hub.connections(player):
+                    self.replace(older)
+        else:
+            self._background(self.come_back(player, message.code))
+
+    def forwarded(self, message: Forward) -> None:
+        self._background(self.directory.serve(message))
+
+    def adopt(self, message: Adopt) -> None:
+        for code in message.codes:
+            self._background(self.directory.adopt_quietly(code))
+
+    def resync(self) -> None:
+        """The link to the other processes dropped: a frame for a player here may have been
+        lost, so each player here in a room run elsewhere gets a fresh snapshot."""
+        for conn in list(self.hub.all):
+            session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
+            if session is not None and session.room is not None and session.room not in self.rooms:
+                self._background(self.come_back(session.player_id, session.room))

@@ -1,0 +1,189 @@
+"""The cluster part over the in-memory store and relay: forwarding a change to the room's
+process, a lost forward, takeover and handover, a player connected elsewhere, who is in
+which room. No sockets, no Redis: each test runs in well under a second."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import Left, ReadyRequest, Snapshot
+from server.cluster.messages import Adopt, Forward, PlayerFrame, unpack_message
+from server.cluster.ops import RoomOp
+from server.rooms.room import RoomError
+from tests.server.cluster.harness import nodes, open_room, until
+
+
+async def test_a_change_for_a_room_run_elsewhere_is_forwarded_and_its_frames_come_back() -> None:
+    async with nodes("a:1", "b:2") as (_, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        session = b.sessions.of_player(bo)
+        assert session is not None
+        await b.sessions.enter(session, code)
+
+        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+
+        assert code not in b.directory.rooms  # it still runs on a
+        await until(lambda: any(isinstance(m, Snapshot) for m in b.hub.got[bo]))
+        snapshot = next(m for m in b.hub.got[bo] if isinstance(m, Snapshot))
+        assert [s.name for s in snapshot.room.seats][:2] == ["Ann", "Bo"]
+        assert b.room_of(bo) == code  # told by the room, not guessed from the frame
+        assert a.directory.rooms[code].room.is_member(bo)
+
+
+async def test_a_refusal_travels_back_typed() -> None:
+    async with nodes("a:1", "b:2") as (_, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        with pytest.raises(RoomError) as refused:
+            await b.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+        assert refused.value.code == ErrorCode.NO_ROOM  # the room's own refusal, as raised on a
+        assert refused.value.message == "you have no seat in this room"
+        assert not a.directory.rooms[code].room.is_member(bo)  # a refusal changes nothing
+
+
+async def test_a_lost_forward_is_a_retryable_unavailable_and_changes_nothing() -> None:
+    async with nodes("a:1", "b:2", forward_timeout=0.2) as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        redis.drop = lambda channel, data: isinstance(unpack_message(data), Forward)
+
+        with pytest.raises(RoomError) as refused:
+            await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+
+        assert refused.value.code == ErrorCode.UNAVAILABLE
+        assert not a.directory.rooms[code].room.is_member(bo)
+        redis.drop = lambda channel, data: False
+        await b.directory.route(code, RoomOp("join", bo, name="Bo"))  # the retry gets through
+        assert a.directory.rooms[code].room.is_member(bo)
+
+
+async def test_handover_publishes_the_rooms_frames_before_it_gives_the_rooms_away() -> None:
+    async with nodes("a:1", "b:2") as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        # each message as published, with who held the room's lease at that moment
+        published: list[tuple[object, str | None]] = []
+
+        def record(channel: str, data: bytes) -> bool:
+            published.append((unpack_message(data), redis.lease(code)))
+            return False
+
+        redis.drop = record
+        joining = asyncio.ensure_future(b.directory.route(code, RoomOp("join", bo, name="Bo")))
+        await until(lambda: a.directory.rooms[code].lock.locked() or joining.done())
+
+        await a.directory.hand_over()  # while the join is under way
+        await a.cluster.relay.flush()
+
+        await joining
+        frames = [lease for m, lease in published if isinstance(m, PlayerFrame)]
+        assert frames and all(lease is not None and lease.startswith("a:1") for lease in frames)
+        adopt, lease = published[-1]
+        assert isinstance(adopt, Adopt) and adopt.codes == [code] and lease is None
+
+        await b.directory.adopt(code)  # as b does on hearing it
+        assert code in b.directory.rooms
+        holder = await b.directory.leases.holder(code)
+        assert holder is not None and holder.node == "b:2"
+
+
+async def test_a_process_whose_lease_ran_out_is_fenced_and_lets_the_room_go() -> None:
+    async with nodes("a:1", "b:2", lease_ttl=5.0) as (_, clock, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        old = a.directory.rooms[code]
+        clock.now += 6.0  # a stalled past its lease
+
+        await b.directory.adopt_orphans()
+
+        taken = b.directory.rooms[code]
+        assert taken.fence > old.fence
+        with pytest.raises(RoomError) as refused:  # a's late write is refused by the fence
+            await old.change(lambda room: room.set_connected(ann, True))
+        assert refused.value.code == ErrorCode.UNAVAILABLE
+        assert code not in a.directory.rooms  # and a runs it no more
+
+
+async def test_takeover_calls_back_players_connected_here_and_elsewhere() -> None:
+    async with nodes("a:1", "b:2", "c:3", lease_ttl=5.0) as (_, clock, (a, b, c)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        session = b.sessions.of_player(bo)
+        assert session is not None
+        await b.sessions.enter(session, code)
+        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+        b.hub.got[bo].clear()
+        for runner in a.directory.rooms.values():
+            runner.stop()
+        a.directory.rooms.clear()  # a died
+        clock.now += 6.0
+
+        await c.directory.adopt_orphans()
+
+        assert code in c.directory.rooms
+        # Bo, on b, is told to come back (Rejoin) and gets a fresh snapshot from c
+        await until(lambda: any(isinstance(m, Snapshot) for m in b.hub.got[bo]))
+        seat = c.directory.rooms[code].room.seat_of(bo)
+        assert seat is not None and c.directory.rooms[code].room.seats[seat].connected
+
+
+async def test_a_stale_gone_from_an_older_process_does_not_mark_the_player_away() -> None:
+    async with nodes("a:1", "b:2", "c:3") as (_, _, (a, b, c)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+        await c.directory.route(code, RoomOp("back", bo))  # Bo connected again, on c
+
+        await b.directory.route(code, RoomOp("gone", bo))  # b sees the old connection end
+
+        room = a.directory.rooms[code].room
+        seat = room.seat_of(bo)
+        assert seat is not None and room.seats[seat].connected
+
+
+async def test_a_player_who_left_is_not_brought_back() -> None:
+    async with nodes("a:1", "b:2") as (_, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        session = b.sessions.of_player(bo)
+        assert session is not None
+        await b.sessions.enter(session, code)
+        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+
+        await b.directory.route(code, RoomOp("leave", bo))
+
+        await until(lambda: b.room_of(bo) is None)  # the room said so
+        assert any(isinstance(m, Left) for m in b.hub.got[bo])
+        stored = await b.store.load_session(session.token)
+        assert stored is not None and stored["room"] == ""
+        with pytest.raises(RoomError) as refused:
+            await b.directory.route(code, RoomOp("back", bo))
+        assert refused.value.code == ErrorCode.NO_ROOM
+        b.cluster.resync()  # nor on a resync: no room is named for them
+        await asyncio.sleep(0.01)
+        assert not a.directory.rooms[code].room.is_member(bo)
+
+
+async def test_a_closed_room_leaves_nobody_in_it_and_is_reported() -> None:
+    async with nodes("a:1") as (_, _, (a,)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        assert a.room_of(ann) == code
+
+        await a.directory.route(code, RoomOp("leave", ann))  # the last person: it closes
+
+        await until(lambda: a.closed == [code])
+        assert a.room_of(ann) is None
+        assert code not in a.directory.rooms
+        assert await a.store.active_rooms() == []

@@ -1,0 +1,196 @@
+"""The lobby (``App``) over the in-memory store and relay, two processes sharing it, the
+caps per address off: sessions, creating and joining rooms, leaving, refusals, resuming
+on another process. No sockets, no Redis."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from protocol.codec import decode_server, encode
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    CreateRoom,
+    Error,
+    Hello,
+    JoinRoom,
+    Leave,
+    PassRequest,
+    Snapshot,
+    Welcome,
+)
+from server.app import App
+from server.flood import FloodGuard, TokenBucket
+from server.hub import Hub
+from server.settings import Settings
+from server.store.memory import MemoryRedis, MemoryStore
+from tests.server.cluster.harness import until
+
+NO_CAPS = {
+    "new_sessions_per_address": 0,
+    "open_rooms_per_address": 0,
+    "new_rooms_per_address": 0,
+    "failed_joins_per_address": 0,
+    "strong_bots_per_address": 0,
+}
+
+
+class LobbyHub(Hub):
+    """A hub whose connections are ``FakeConn``: what rooms deliver is recorded per player."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.got: dict[str, list[BaseModel]] = defaultdict(list)
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
+        elsewhere = []
+        for player, message in deliveries:
+            if self.connected(player):
+                self.got[player].append(message)
+            else:
+                elsewhere.append((player, encode(message)))
+        return elsewhere
+
+    def send_frame(self, player_id: str, frame: bytes) -> None:
+        if self.connected(player_id):
+            self.got[player_id].append(decode_server(frame))
+
+
+class FakeWs:
+    def __init__(self) -> None:
+        self.closed: int | None = None
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = code
+
+
+class FakeConn:
+    """A client's connection as the app sees it; ``sent``: what the app answered it."""
+
+    def __init__(self) -> None:
+        self.ws = FakeWs()
+        self.guard = FloodGuard(TokenBucket(1000.0, 1000), 0)
+        self.address = "192.0.2.1"
+        self.player_id: str | None = None
+        self.dropped: str | None = None
+        self.sent: list[BaseModel] = []
+
+    def send(self, message: BaseModel) -> None:
+        self.sent.append(message)
+
+
+@contextlib.asynccontextmanager
+async def apps(n: int) -> AsyncIterator[list[tuple[App, LobbyHub]]]:
+    redis = MemoryRedis()
+    made = []
+    for i in range(n):
+        settings = Settings(port=9000 + i, **NO_CAPS)  # type: ignore[arg-type]
+        hub = LobbyHub()
+        app = App(settings, MemoryStore(redis), random.Random(i), hub=hub)  # type: ignore[arg-type]
+        await app.relay.start()
+        app.accepting = True
+        made.append((app, hub))
+    try:
+        yield made
+    finally:
+        for app, _ in made:
+            await app.matcher.stop()
+            await app.directory.hand_over()
+            await app.relay.stop(flush=0.1)
+
+
+async def say(app: App, conn: FakeConn, message: Any) -> BaseModel:
+    """Send a request; the app's direct answer to it (the last thing sent this connection)."""
+    before = len(conn.sent)
+    await app.receive(conn, encode(message))  # type: ignore[arg-type]
+    assert len(conn.sent) > before, "no answer"
+    return conn.sent[-1]
+
+
+async def hello(app: App, name: str, token: str | None = None) -> tuple[FakeConn, Welcome]:
+    conn = FakeConn()
+    app.hub.add(conn)  # type: ignore[arg-type]
+    welcome = await say(app, conn, Hello(name=name, version=PROTOCOL_VERSION, token=token))
+    assert isinstance(welcome, Welcome)
+    return conn, welcome
+
+
+async def test_a_new_room_is_named_in_the_session_and_its_snapshot_sent() -> None:
+    async with apps(1) as [(a, hub)]:
+        conn, ann = await hello(a, "Ann")
+        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        (snapshot,) = hub.got[ann.player_id]
+        assert isinstance(snapshot, Snapshot)
+        code = snapshot.room.code
+        session = a.sessions.of_player(ann.player_id)
+        assert session is not None and session.room == code
+        stored = await a.store.load_session(ann.token)
+        assert stored is not None and stored["room"] == code
+        assert code in a.rooms
+
+
+async def test_joining_a_room_run_on_another_process() -> None:
+    async with apps(2) as [(a, hub_a), (b, hub_b)]:
+        conn, ann = await hello(a, "Ann")
+        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+        assert code is not None
+        bo_conn, bo = await hello(b, "Bo")
+
+        await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
+
+        assert not [m for m in bo_conn.sent if isinstance(m, Error)]
+        await until(lambda: any(isinstance(m, Snapshot) for m in hub_b.got[bo.player_id]))
+        assert b.sessions.of_player(bo.player_id).room == code  # type: ignore[union-attr]
+        assert code in a.rooms and code not in b.rooms
+        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
+
+
+async def test_refusals_are_answered_to_the_sender_and_change_nothing() -> None:
+    async with apps(1) as [(a, hub)]:
+        conn, ann = await hello(a, "Ann")
+        unknown = await say(a, conn, JoinRoom(code="ZZZZZ"))
+        assert isinstance(unknown, Error) and unknown.code == ErrorCode.NO_ROOM
+        idle = await say(a, conn, PassRequest(version=0))
+        assert isinstance(idle, Error) and idle.code == ErrorCode.NO_ROOM
+        await a.receive(conn, b"\xc1")  # type: ignore[arg-type]
+        assert isinstance(conn.sent[-1], Error) and conn.sent[-1].code == ErrorCode.MALFORMED
+        assert a.sessions.of_player(ann.player_id).room is None  # type: ignore[union-attr]
+        assert a.rooms == {} and hub.got == {}
+
+
+async def test_one_room_at_a_time_and_leaving_frees_the_player() -> None:
+    async with apps(1) as [(a, hub)]:
+        conn, ann = await hello(a, "Ann")
+        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        again = await say(a, conn, CreateRoom())
+        assert isinstance(again, Error) and again.code == ErrorCode.ALREADY_SEATED
+
+        await a.receive(conn, encode(Leave()))  # type: ignore[arg-type]
+
+        assert a.sessions.of_player(ann.player_id).room is None  # type: ignore[union-attr]
+        stored = await a.store.load_session(ann.token)
+        assert stored is not None and stored["room"] == ""
+        before = len(hub.got[ann.player_id])
+        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        assert isinstance(hub.got[ann.player_id][before], Snapshot)
+
+
+async def test_a_player_connecting_again_elsewhere_resumes_and_the_old_connection_closes() -> None:
+    async with apps(2) as [(a, hub_a), (b, hub_b)]:
+        old, ann = await hello(a, "Ann")
+        await a.receive(old, encode(CreateRoom()))  # type: ignore[arg-type]
+        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+
+        _, again = await hello(b, "Ann", token=ann.token)
+
+        assert again.resumed and again.room == code and again.player_id == ann.player_id
+        await until(lambda: any(isinstance(m, Snapshot) for m in hub_b.got[ann.player_id]))
+        await until(lambda: old.ws.closed is not None)  # replaced
+        assert not hub_a.connected(ann.player_id)

@@ -1,0 +1,92 @@
+"""The runner over the in-memory store: write before send, a failed write sends nothing and
+changes nothing, one save path for a new room and a running one."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+import pytest
+from pydantic import BaseModel
+
+from protocol.errors import ErrorCode
+from server.rooms.room import Room, RoomError
+from server.runner import RoomRunner
+from server.store.errors import StoreConflict
+from server.store.memory import MemoryRedis, MemoryStore
+
+
+class Outlet:
+    """Records what the runner sends, with the store's writes at that moment."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.sent: list[tuple[str, BaseModel, int]] = []
+        self.moves: list[tuple[str, list[str], list[str]]] = []
+
+    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
+        self.sent += [(p, m, len(self.store.writes)) for p, m in deliveries]
+
+    def moved(self, code: str, entered: list[str], left: list[str]) -> None:
+        self.moves.append((code, entered, left))
+
+
+async def nothing(room: Room) -> None:
+    return None
+
+
+async def new_runner(store: MemoryStore, outlet: Outlet, code: str = "ROOM1") -> RoomRunner:
+    room = Room.create(code, "private", 1, "ann", "Ann")
+    runner = RoomRunner(
+        room, outlet, store, random.Random(1), nothing, lambda: 0.0, presence=outlet
+    )
+    await runner.save_new()
+    return runner
+
+
+async def test_a_new_room_is_saved_as_every_change_is_built_on_no_version() -> None:
+    store = MemoryStore()
+    runner = await new_runner(store, Outlet(store))
+    assert store.writes == [("ROOM1", -1, runner.room.version, 0)]
+    assert await store.active_rooms() == ["ROOM1"]
+    with pytest.raises(StoreConflict):  # the code is another room's
+        await new_runner(store, Outlet(store))
+
+
+async def test_a_change_is_written_before_it_is_sent_and_says_who_came_in() -> None:
+    store = MemoryStore()
+    outlet = Outlet(store)
+    runner = await new_runner(store, outlet)
+
+    await runner.change(lambda room: room.join("bo", "Bo", 0.0))
+
+    assert outlet.sent and all(writes == 2 for _, _, writes in outlet.sent)
+    assert outlet.moves == [("ROOM1", ["bo"], [])]
+    assert (await store.load_room("ROOM1") or {})["seats"][1]["player_id"] == "bo"
+
+
+async def test_a_change_that_cannot_be_written_sends_nothing_and_is_undone() -> None:
+    redis = MemoryRedis()
+    store = MemoryStore(redis)
+    outlet = Outlet(store)
+    runner = await new_runner(store, outlet)
+    redis.down = True
+
+    with pytest.raises(RoomError) as refused:
+        await runner.change(lambda room: room.join("bo", "Bo", 0.0))
+
+    assert refused.value.code == ErrorCode.UNAVAILABLE
+    assert outlet.sent == [] and outlet.moves == []
+    assert not runner.room.is_member("bo")  # back to the last saved state
+    redis.down = False
+    await runner.change(lambda room: room.join("bo", "Bo", 0.0))  # the retry goes through
+    assert runner.room.is_member("bo")
+
+
+async def test_a_refused_change_writes_nothing() -> None:
+    store = MemoryStore()
+    outlet = Outlet(store)
+    runner = await new_runner(store, outlet)
+    with pytest.raises(RoomError):
+        await runner.change(lambda room: room.join("ann", "Ann", 0.0))  # seated already
+    assert len(store.writes) == 1 and outlet.sent == []
