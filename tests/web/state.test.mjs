@@ -226,3 +226,16 @@ test("names and backoff as the server wants them", () => {
   assert.equal(backoff(99, () => 0), BACKOFF.at(-1));
   assert.ok(backoff(2, () => 1) <= BACKOFF[2] * 1.2);
 });
+
+test("the table's version is the one each event states, not counted by the page", () => {
+  let s = started();
+  s = reduce(s, { type: "bid", seat: 0, bid: 2, highest: 2, version: 7 }, 51);
+  assert.equal(s.room.table.version, 7);
+  s = reduce(s, { type: "seat_control", seat: 1, bot: true, reason: "timeouts", version: 9 }, 52);
+  assert.equal(s.room.table.version, 9);
+  s = reduce(s, { type: "passed", seat: 1, trick_over: false, leader: null, version: 9 }, 53);
+  assert.equal(s.room.table.version, 9);
+  // an event without one (an older server) still moves it by one
+  s = reduce(s, { type: "passed", seat: 2, trick_over: false, leader: null }, 54);
+  assert.equal(s.room.table.version, 10);
+});
