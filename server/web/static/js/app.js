@@ -608,6 +608,28 @@ function backElement() {
 }
 
 /**
+ * A seat's last act in the trick, on the table and in the replay: "pass", or its cards
+ * and the kind of play (nothing yet: left empty).
+ * @param {HTMLElement} trick
+ * @param {any} slot
+ * @param {(key: string, args?: any) => string} t
+ */
+function showSlot(trick, slot, t) {
+  if (slot === "pass") {
+    trick.textContent = t("passed");
+    trick.classList.add("said");
+  } else if (slot) {
+    const cards = document.createElement("div");
+    cards.className = "cards small";
+    showCards(cards, slot.cards, t);
+    const kind = document.createElement("span");
+    kind.className = "kind";
+    kind.textContent = kindName(t, ui.lang, slot.kind);
+    trick.append(cards, kind);
+  }
+}
+
+/**
  * @param {HTMLElement} box
  * @param {number} seat
  * @param {number} pos 0 bottom, 1 right, 2 left
@@ -664,17 +686,8 @@ function renderSeat(box, seat, pos, table, turn) {
       trick.textContent = bid[1] ? t("bid", { n: bid[1] }) : t("no_bid");
       trick.classList.add("said");
     }
-  } else if (slot === "pass") {
-    trick.textContent = t("passed");
-    trick.classList.add("said");
-  } else if (slot) {
-    const cards = document.createElement("div");
-    cards.className = "cards small";
-    showCards(cards, slot.cards, t);
-    const kind = document.createElement("span");
-    kind.className = "kind";
-    kind.textContent = kindName(t, ui.lang, slot.kind);
-    trick.append(cards, kind);
+  } else {
+    showSlot(trick, slot, t);
   }
   box.replaceChildren(who, info, trick);
   const said = state.said[seat];
@@ -848,17 +861,8 @@ function renderReplay() {
     if (frame.landlord === null && frame.bids[seat] !== null) {
       trick.textContent = frame.bids[seat] ? t("bid", { n: frame.bids[seat] ?? 0 }) : t("no_bid");
       trick.classList.add("said");
-    } else if (slot === "pass") {
-      trick.textContent = t("passed");
-      trick.classList.add("said");
-    } else if (slot) {
-      const cards = document.createElement("div");
-      cards.className = "cards small";
-      showCards(cards, slot.cards, t);
-      const kind = document.createElement("span");
-      kind.className = "kind";
-      kind.textContent = kindName(t, ui.lang, slot.kind);
-      trick.append(cards, kind);
+    } else {
+      showSlot(trick, slot, t);
     }
     const cards = document.createElement("div");
     cards.className = "cards small hand-cards";
