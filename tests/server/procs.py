@@ -13,6 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
 from protocol.events import BidMade, CardsPlayed, Passed
 from server.game.journal import replay
 from server.store.embedded import EmbeddedRedis
@@ -52,12 +55,15 @@ class ServerProcess:
         args += self.extra
         with self.log.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(*args, stdout=log, stderr=log)
-        for _ in range(300):
+        # Up once it takes a websocket: it listens (and answers /healthz) first, and
+        # refuses upgrades with 503 "starting" while it brings its rooms back.
+        for _ in range(600):
             try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                return
-            except OSError:
+                async with connect(f"ws://127.0.0.1:{self.port}", open_timeout=2):
+                    return
+            except (OSError, TimeoutError, InvalidStatus):
+                if self.proc.returncode is not None:
+                    break
                 await asyncio.sleep(0.05)
         raise RuntimeError("the server did not start: " + self.log.read_text())
 
