@@ -99,8 +99,10 @@ class TableState:
         """The picture a snapshot gives; ``now`` (local monotonic time) starts a countdown."""
         table = room.table
         countdown = None
-        if table is not None and table.turn is not None and now is not None:
-            countdown = _countdown(table.turn.deadline, table.turn.server_time, now)
+        if table is not None and now is not None:
+            clock = table.turn or table.awaiting  # a turn, or the wait between deals
+            if clock is not None:
+                countdown = _countdown(clock.deadline, clock.server_time, now)
         result = None
         if table is not None and table.phase == "over" and table.winners is not None:
             result = MatchEnded(
@@ -218,12 +220,18 @@ class TableState:
         """The ``TableView`` the server's ``view_for(my_seat, now)`` gives at this point.
 
         ``now`` (the server's wall-clock time) replaces the turn's ``server_time``, the one
-        field that says when a view was made rather than what it shows.
+        field that says when a view was made rather than what it shows; between deals the
+        wait's ``server_time`` too, and its readiness and version are the table's own.
         """
         table = self.table
-        if table is None or now is None or table.turn is None:
+        if table is None or now is None:
             return table
-        return _with(table, turn=table.turn.model_copy(update={"server_time": now}))
+        if table.turn is not None:
+            return _with(table, turn=table.turn.model_copy(update={"server_time": now}))
+        if table.awaiting is not None:
+            restamp = {"server_time": now, "ready": list(table.ready), "version": table.version}
+            return _with(table, awaiting=table.awaiting.model_copy(update=restamp))
+        return table
 
     # --- the reducer ------------------------------------------------------------------
 
@@ -353,7 +361,7 @@ class TableState:
                 None if now is None else _countdown(message.deadline, message.server_time, now)
             )
             return self._set_table(
-                _with(table, ready=list(message.ready), version=message.version),
+                _with(table, ready=list(message.ready), version=message.version, awaiting=message),
                 countdown=countdown,
             )
         if isinstance(message, MatchEnded):
@@ -362,6 +370,7 @@ class TableState:
                     table,
                     phase="over",
                     turn=None,
+                    awaiting=None,
                     totals=list(message.totals),
                     winners=list(message.winners),
                     deal_scores=[list(s) for s in message.deal_scores],
@@ -428,6 +437,7 @@ class TableState:
                 phase="over" if last else "between_deals",
                 hand=hand,
                 turn=None,
+                awaiting=None,  # until the AwaitingReady that follows says when
                 totals=totals,
                 deal_scores=[*map(list, table.deal_scores), list(event.score.scores)],
                 last_deal=event,

@@ -200,3 +200,6 @@ class TableView(Message):
     bot_control: list[bool]
     winners: list[int] | None
     version: int
+    awaiting: AwaitingReady | None = None
+    """Between deals: who is ready and when the next deal starts regardless (what the last
+    ``AwaitingReady`` said), so a viewer who comes back then sees the countdown too."""

@@ -441,4 +441,5 @@ class Match:
             bot_control=list(self.bot_control),
             winners=self.winners if self.phase == "over" else None,
             version=self.version,
+            awaiting=self._awaiting_ready(now) if self.phase == "between_deals" else None,
         )

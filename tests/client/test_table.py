@@ -289,6 +289,15 @@ def test_countdown_runs_on_the_local_clock() -> None:
     assert state.countdown is None
 
 
+def test_a_snapshot_between_deals_counts_down_to_the_next_deal() -> None:
+    state = bidding_done(TableState.from_room(room())).apply(end_of_deal(1, [6, -3, -3]))
+    assert state.table is not None
+    wait = AwaitingReady(ready=[False, True, True], deadline=110.0, server_time=100.0, version=7)
+    view = room().model_copy(update={"table": state.table.model_copy(update={"awaiting": wait})})
+    back = TableState.from_room(view, now=50.0)  # as a reconnect between deals sees it
+    assert back.countdown == Countdown(deadline=110.0, server_time=100.0, received=50.0)
+
+
 def test_table_view_can_restamp_the_turn() -> None:
     state = run(TableState.from_room(room()), started(), turn(0, 0))
     view = state.table_view(now=123.0)

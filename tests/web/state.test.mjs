@@ -239,3 +239,13 @@ test("the table's version is the one each event states, not counted by the page"
   s = reduce(s, { type: "passed", seat: 2, trick_over: false, leader: null }, 54);
   assert.equal(s.room.table.version, 10);
 });
+
+test("a snapshot between deals counts down to the next deal, as the last awaiting_ready did", () => {
+  let s = started();
+  const table = {
+    ...s.room.table, phase: "between_deals", turn: null,
+    awaiting: { type: "awaiting_ready", ready: [false, true, true], deadline: 110, server_time: 100, version: 7 },
+  };
+  s = reduce(s, { type: "snapshot", room: room(table) }, 50);  // a reconnect between deals
+  assert.equal(secondsLeft(s.countdown, 52), 8);
+});

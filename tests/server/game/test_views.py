@@ -206,6 +206,22 @@ def test_the_kitty_stays_shown_after_the_deal_ends() -> None:
     assert t.match.view_for(None, t.now).kitty is None
 
 
+def test_between_deals_a_view_says_who_is_ready_and_when_the_next_deal_starts() -> None:
+    """A viewer who comes back between deals sees the Ready countdown too, as the last
+    AwaitingReady said it; no other phase has one."""
+    config = MatchConfig(deals=3, bid_timeout=15, play_timeout=20, ready_timeout=10)
+    t = Table([rigged_deck(0), rigged_deck(1)], config=config, first_bidder=0)
+    assert t.match.view_for(0, t.now).awaiting is None  # bidding: a turn, not a wait
+    choose_landlord(t, 0, 3)
+    landlord_springs(t, 0)
+    for viewer in VIEWERS:
+        awaiting = t.match.view_for(viewer, t.now).awaiting
+        assert awaiting is not None and awaiting.deadline == t.match.deadline
+        assert awaiting.ready == t.match.ready and awaiting.server_time == t.now
+    t.all_ready()
+    assert t.match.view_for(0, t.now).awaiting is None
+
+
 def test_deal_started_gives_each_seat_its_own_hand_and_the_watchers_none() -> None:
     deck = rigged_deck(2)
     t = Table([deck], first_bidder=1)

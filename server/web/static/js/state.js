@@ -125,8 +125,9 @@ function fromRoom(state, room, now) {
   let trick = /** @type {TrickSlot[]} */ ([null, null, null]);
   let trickOver = false;
   if (table) {
-    // (Between deals a snapshot says nothing of when the next deal starts: no countdown.)
-    if (table.turn) countdown = countdownOf(table.turn.deadline, table.turn.server_time, now);
+    // a turn's clock, or between deals when the next deal starts regardless
+    const clock = table.turn ?? table.awaiting;
+    if (clock) countdown = countdownOf(clock.deadline, clock.server_time, now);
     if (table.phase === "over" && table.winners) {
       result = {
         type: "match_end",
