@@ -208,6 +208,18 @@ def test_a_dropped_server_shows_reconnecting_and_resumes(
     assert "Reconnecting" in text or "cannot be reached" in text
     assert not (page.is_visible("#bid-3") and page.is_enabled("#bid-3"))  # nothing to press
     shoot(page, "reconnecting-phone")
+    # a server that stays down: the page says so and tries again further apart each time
+    seen: list[int] = []
+
+    def retried_further_apart() -> bool:
+        wait = state(page).get("retryIn")
+        if wait and (not seen or seen[-1] != wait):
+            seen.append(wait)
+        return bool(seen) and seen[-1] >= 4
+
+    wait_until(retried_further_apart, timeout=30, what="tries further apart")
+    assert seen == sorted(seen) and seen[0] < seen[-1], seen
+    assert "cannot be reached" in page.inner_text("#status")
     # the server comes back on the same port and Redis: the page resumes the seat
     again = WebServer.__new__(WebServer)
     restarted = restart(again, server, redis, prefix)
