@@ -66,7 +66,8 @@ def chat_line(message: ChatSaid, names: Sequence[str], mine: int | None = None) 
 
 def rematch_line(message: RematchAsked, names: Sequence[str]) -> Fragments:
     """``Ann wants a rematch: type again (30 s)``."""
-    name = printable(names[message.seat], NAME_LIMIT) if 0 <= message.seat < len(names) else ""
+    known = names[message.seat] if 0 <= message.seat < len(names) else ""
+    name = printable(message.name or known, NAME_LIMIT)
     who = name or (SEAT_NAMES[message.seat] if 0 <= message.seat < 3 else "someone")
     left = max(0.0, message.deadline - message.server_time)
     return [

@@ -354,6 +354,8 @@ class RematchAsked(Message):
     seat: int
     deadline: float
     server_time: float
+    #: The asker's name at the table (a client that is not showing that room knows no other).
+    name: str | None = None
 
 
 ReplayEvent = Annotated[

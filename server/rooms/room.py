@@ -273,7 +273,11 @@ class Room:
         if self.rematch_of is None or seat is None or self.hold_until is None:
             return []
         msg = RematchAsked(
-            code=self.rematch_of, seat=seat, deadline=self.hold_until, server_time=now
+            code=self.rematch_of,
+            seat=seat,
+            deadline=self.hold_until,
+            server_time=now,
+            name=self.seats[seat].name,
         )
         return [(s.player_id, msg) for s in self.seats if s.held and s.player_id]
 

@@ -148,6 +148,10 @@ def test_the_rematch_prompt_says_who_and_how_long() -> None:
         "Ann wants a rematch: type again (30 s)"
     )
     assert is_safe(plain(rematch_line(asked, ["me", HOSTILE, "x"])))
+    # the server names the asker: shown also where the client knows no names of that room
+    named = asked.model_copy(update={"name": "Bo"})
+    assert plain(rematch_line(named, [])) == "Bo wants a rematch: type again (30 s)"
+    assert is_safe(plain(rematch_line(asked.model_copy(update={"name": HOSTILE}), [])))
 
 
 def score(scores: list[int]) -> ScoreBreakdown:

@@ -249,3 +249,8 @@ test("a snapshot between deals counts down to the next deal, as the last awaitin
   s = reduce(s, { type: "snapshot", room: room(table) }, 50);  // a reconnect between deals
   assert.equal(secondsLeft(s.countdown, 52), 8);
 });
+
+test("a rematch offer names the asker as the server says, whatever room is on screen", () => {
+  const s = reduce(initialState(), { type: "rematch_asked", code: "OTHER", seat: 1, deadline: 130, server_time: 100, name: "Bo" }, 50);
+  assert.equal(s.rematch.name, "Bo");
+});

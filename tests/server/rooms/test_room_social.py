@@ -163,6 +163,7 @@ def test_a_rematch_keeps_the_seats_and_settings_and_holds_the_others_seats() -> 
     invites = room.invites("bob", NOW)
     assert {p for p, _ in invites} == {"alice", "carol"}
     assert all(isinstance(m, RematchAsked) and m.seat == 1 for _, m in invites)
+    assert all(isinstance(m, RematchAsked) and m.name == old.seats[1].name for _, m in invites)
     assert {p for p, _ in room.handle("bob", Chat(phrase="one_more"), NOW, rng)} == {"bob"}
 
 

@@ -234,14 +234,14 @@ export function reduce(state, msg, now) {
     case "replay":
       return { ...state, replay: msg };
     case "rematch_asked": {
-      // the finished room's names, when it is the one on screen (its result screen)
+      // the asker's name (or the finished room's, when it is the one on screen)
       const seats = state.room?.code === msg.code ? state.room.seats : null;
       return {
         ...state,
         rematch: {
           code: msg.code,
           seat: msg.seat,
-          name: seats?.[msg.seat]?.name ?? null,
+          name: msg.name ?? seats?.[msg.seat]?.name ?? null,
           countdown: /** @type {Countdown} */ (countdownOf(msg.deadline, msg.server_time, now)),
         },
       };
