@@ -152,9 +152,13 @@ async def test_a_rolling_restart_of_every_process_loses_no_match(
     balancer = await Balancer([s.port for s in servers]).start()
     base = ["--server", f"ws://127.0.0.1:{balancer.port}", "--auto", "normal", "--json"]
     base += ["--reconnect-for", "60"]
+    # The host thinks like the strong bot (up to a second a move), so that the match outlasts
+    # three restarts however fast the others play: with every seat instant, a busy machine
+    # saw the ninth deal end before the third process was back.
+    thinking = [*base[:2], "--auto", "strong", *base[4:]]
     clients: list[Client] = []
     try:
-        host = await Client.start(*base, "--name", "host", "create", "--deals", "9")
+        host = await Client.start(*thinking, "--name", "host", "create", "--deals", "9")
         clients.append(host)
         code = (await host.read_until(lambda m: m["type"] == "snapshot"))["room"]["code"]
         for name in ("ann", "bo"):
