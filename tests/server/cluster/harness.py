@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from protocol.codec import decode_server, encode
 from server.cluster.directory import RoomDirectory
 from server.cluster.node import Cluster
+from server.cluster.ops import RoomOp
 from server.hub import Connection, Hub
 from server.metrics import Metrics
 from server.rooms.room import Room
@@ -151,3 +152,14 @@ async def open_room(node: Node, creator: str, name: str = "Ann") -> str:
             runner.reschedule()
             return code
     raise AssertionError("no free code")
+
+
+async def join_from(node: Node, code: str, name: str = "Bo") -> str:
+    """A person connected to ``node`` whose session names room ``code`` and who takes a
+    seat in it, wherever the room runs; their player id."""
+    player = await node.connect(name)
+    session = node.sessions.of_player(player)
+    assert session is not None
+    await node.sessions.enter(session, code)
+    await node.directory.route(code, RoomOp("join", player, name=name))
+    return player

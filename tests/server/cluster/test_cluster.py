@@ -13,19 +13,14 @@ from protocol.messages import Left, ReadyRequest, Snapshot
 from server.cluster.messages import Adopt, Forward, PlayerFrame, unpack_message
 from server.cluster.ops import RoomOp
 from server.rooms.room import RoomError
-from tests.server.cluster.harness import nodes, open_room, until
+from tests.server.cluster.harness import join_from, nodes, open_room, until
 
 
 async def test_a_change_for_a_room_run_elsewhere_is_forwarded_and_its_frames_come_back() -> None:
     async with nodes("a:1", "b:2") as (_, _, (a, b)):
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
-        bo = await b.connect("Bo")
-        session = b.sessions.of_player(bo)
-        assert session is not None
-        await b.sessions.enter(session, code)
-
-        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+        bo = await join_from(b, code)
 
         assert code not in b.directory.rooms  # it still runs on a
         await until(lambda: any(isinstance(m, Snapshot) for m in b.hub.got[bo]))
@@ -116,11 +111,7 @@ async def test_takeover_calls_back_players_connected_here_and_elsewhere() -> Non
     async with nodes("a:1", "b:2", "c:3", lease_ttl=5.0) as (_, clock, (a, b, c)):
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
-        bo = await b.connect("Bo")
-        session = b.sessions.of_player(bo)
-        assert session is not None
-        await b.sessions.enter(session, code)
-        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+        bo = await join_from(b, code)
         b.hub.got[bo].clear()
         for runner in a.directory.rooms.values():
             runner.stop()
@@ -155,16 +146,14 @@ async def test_a_player_who_left_is_not_brought_back() -> None:
     async with nodes("a:1", "b:2") as (_, _, (a, b)):
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
-        bo = await b.connect("Bo")
-        session = b.sessions.of_player(bo)
-        assert session is not None
-        await b.sessions.enter(session, code)
-        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+        bo = await join_from(b, code)
 
         await b.directory.route(code, RoomOp("leave", bo))
 
         await until(lambda: b.room_of(bo) is None)  # the room said so
         assert any(isinstance(m, Left) for m in b.hub.got[bo])
+        session = b.sessions.of_player(bo)
+        assert session is not None
         stored = await b.store.load_session(session.token)
         assert stored is not None and stored["room"] == ""
         with pytest.raises(RoomError) as refused:
