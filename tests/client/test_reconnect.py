@@ -194,7 +194,9 @@ class RestartRun:
     """One practice match under ``--auto``, watched by a ``watch`` client, on a server of
     its own that is stopped with ``sig`` once a few cards were played, and started again on
     the same port and data a second later. It runs in a thread of its own, so that both
-    kinds of stop take the time of one match (about 10 s at the "fast" bot speed)."""
+    kinds of stop take the time of one match (about 10 s at the "fast" bot speed). The match
+    has three deals: a one-deal match (about 2.5 s) could end before a busy machine had
+    sent the signal, and then there is nothing left to resume."""
 
     def __init__(self, sig: signal.Signals, tmp: Path) -> None:
         self.sig = sig
@@ -213,7 +215,7 @@ class RestartRun:
             self.server.start()
             client = ClientProcess(
                 ["--server", self.server.url, "--auto", "easy", "--json", "--reconnect-for"]
-                + ["20", "practice", "--deals", "1", "--speed", "fast"],
+                + ["20", "practice", "--deals", "3", "--speed", "fast"],
                 self.tmp / "client.err",
             )
             self.client = client
