@@ -43,6 +43,7 @@ from server.store.errors import StoreError as StoreError
 from server.store.errors import StoreFailure as StoreFailure
 from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
+from server.store.group_commit import GroupCommit
 from server.store.keys import DEFAULT_PREFIX, Keys
 
 #: Seconds a closed room not worth keeping (no match played, see ``Room.worth_keeping``)
@@ -219,7 +220,8 @@ class RedisStore:
         self.keys = Keys(prefix)
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
-        self._save_room = redis.register_script(_SAVE_ROOM)
+        #: Every room save, batched per loop turn (``server.store.group_commit``).
+        self.room_saves = GroupCommit(redis, _SAVE_ROOM)
         self._enqueue = redis.register_script(_ENQUEUE)
         self._acquire = redis.register_script(_ACQUIRE)
         self._take_match = redis.register_script(_TAKE_MATCH)
@@ -322,6 +324,7 @@ class RedisStore:
         return self._sentinel is not None
 
     async def close(self) -> None:
+        await self.room_saves.close()
         await self.redis.aclose()
         if self._sentinel is not None:
             await self._sentinel.aclose()
@@ -385,7 +388,7 @@ class RedisStore:
                 self.keys.room_log(code),
                 self.keys.room_fence(code),
             ]
-            await self._save_room(keys=keys, args=args)
+            await self.room_saves.call(keys, args)
             if closed:
                 await self.redis.srem(self.keys.active_rooms, code)
                 await self.redis.zrem(self.keys.watchable, code)

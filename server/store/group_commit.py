@@ -1,0 +1,131 @@
+"""Group commit: the room saves asked for in one turn of the event loop go to Redis as one
+pipelined round trip, and each caller still waits for its own save's answer.
+
+At saturation most of a save's cost is redis-py's per-command machinery (a connection from
+the pool, timeouts, the retry wrapper, a write and a read system call), not the bytes. A
+``GroupCommit`` collects the ``EVALSHA`` of every save asked for before the loop gets round
+to it, sends them in one non-transactional pipeline, and answers each caller's future with
+its own reply (a script's error reply, such as a stale owner's ``FENCED``, is that caller's
+alone). Nothing about a save's meaning changes: each is the same atomic script, each caller
+awaits its answer before it delivers anything, and one room never has two saves in flight
+(its runner holds the room's lock across the save).
+
+One batch is in flight at a time: what is asked for meanwhile forms the next batch, sent as
+soon as the answer to this one is in (the more load, the bigger the batches). A script
+Redis has forgotten (a restart, ``SCRIPT FLUSH``) is loaded again and its commands retried
+once. (On a Redis Cluster the script's text goes with every call instead: redis-py's cluster
+pipeline refuses ``EVALSHA``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
+
+#: One queued script call: its keys, its arguments, and the future its caller awaits.
+Call = tuple[Sequence[str], Sequence[Any], "asyncio.Future[Any]"]
+
+
+class GroupCommit:
+    """Runs one Lua script for many callers, batched per loop turn (see the module)."""
+
+    def __init__(
+        self,
+        redis: Redis | RedisCluster,
+        script: str,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> None:
+        self.redis = redis
+        self.script = script
+        self.sha: str = redis.register_script(script).sha
+        # redis-py's cluster pipeline refuses EVALSHA: there the script's text goes along
+        self._by_sha = not isinstance(redis, RedisCluster)
+        #: Told the size of every batch sent (the metrics' histogram, the tests' witness).
+        self.on_batch = on_batch
+        self._queued: list[Call] = []
+        self._scheduled = False
+        self._in_flight: asyncio.Task[None] | None = None
+
+    def call(self, keys: Sequence[str], args: Sequence[Any]) -> Awaitable[Any]:
+        """Queue the script on ``keys`` and ``args``; the awaitable gives its reply, or
+        raises its error reply (``ResponseError``) or why the batch failed."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queued.append((keys, args, future))
+        if not self._scheduled and self._in_flight is None:
+            self._scheduled = True
+            loop.call_soon(self._start)
+        return future
+
+    def _start(self) -> None:
+        self._scheduled = False
+        if self._in_flight is not None or not self._queued:
+            return
+        batch, self._queued = self._queued, []
+        self._in_flight = asyncio.ensure_future(self._send(batch))
+        self._in_flight.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._in_flight = None
+        if self._queued and not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._start)
+
+    async def _send(self, batch: list[Call]) -> None:
+        live = [call for call in batch if not call[2].done()]  # a cancelled caller is gone
+        try:
+            replies = await self._pipeline(live)
+            forgotten = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+            if forgotten:
+                await self.redis.script_load(self.script)
+                again = await self._pipeline([live[i] for i in forgotten])
+                for i, reply in zip(forgotten, again, strict=True):
+                    replies[i] = reply
+        except asyncio.CancelledError:
+            for _, _, future in live:
+                future.cancel()
+            raise
+        except Exception as exc:
+            for _, _, future in live:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_, _, future), reply in zip(live, replies, strict=True):
+            if future.done():
+                continue
+            if isinstance(reply, Exception):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+    async def _pipeline(self, calls: list[Call]) -> list[Any]:
+        if not calls:
+            return []
+        if self.on_batch is not None:
+            self.on_batch(len(calls))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args, _ in calls:
+                if self._by_sha:
+                    pipe.evalsha(self.sha, len(keys), *keys, *args)
+                else:
+                    pipe.eval(self.script, len(keys), *keys, *args)
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        return replies
+
+    async def close(self) -> None:
+        """Wait for the batch in flight (its callers are owed an answer); fail what is
+        still queued."""
+        if self._in_flight is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._in_flight)
+        queued, self._queued = self._queued, []
+        for _, _, future in queued:
+            if not future.done():
+                future.set_exception(redis_errors.ConnectionError("the store is closing"))
