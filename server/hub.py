@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.protocol import State
 
 from protocol.codec import encode
@@ -138,47 +138,73 @@ class Hub:
             send_frames(conn, [frame])
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
-        """Send each message to its players' connections, in order, encoding each message
-        once and writing each connection's share at once. Returns what is for players not
-        connected here: (player id, frame), in order."""
+        """Send each message to its players' connections, in order, encoding and framing
+        each message once and writing each connection's share at once. Returns what is for
+        players not connected here: (player id, encoded message), in order."""
         deliveries = list(deliveries)
         if self.observe is not None:
             self.observe(message for _, message in deliveries)
-        frames: dict[int, bytes] = {}
+        encoded: dict[int, tuple[bytes, bytes]] = {}
         queued: dict[Connection, list[bytes]] = {}
         elsewhere: list[tuple[str, bytes]] = []
         for player_id, message in deliveries:
-            frame = frames.get(id(message))
-            if frame is None:
-                frame = frames[id(message)] = encode(message)
+            both = encoded.get(id(message))
+            if both is None:
+                payload = encode(message)
+                both = encoded[id(message)] = (payload, binary_frame(payload))
             conns = self._by_player.get(player_id)
             if not conns:
-                elsewhere.append((player_id, frame))
+                elsewhere.append((player_id, both[0]))
                 continue
             for conn in conns:
-                queued.setdefault(conn, []).append(frame)
-        for conn, its_frames in queued.items():
-            send_frames(conn, its_frames)
+                queued.setdefault(conn, []).append(both[1])
+        for conn, wire in queued.items():
+            write_framed(conn, wire)
         return elsewhere
 
 
+def binary_frame(payload: bytes) -> bytes:
+    """``payload`` as one final, unmasked binary websocket frame (RFC 6455 5.2), the bytes
+    a server sends: the same for every connection (no extension is ever negotiated here:
+    the transport turns compression off), so a message for many is framed once."""
+    size = len(payload)
+    if size < 126:
+        header = bytes((0x82, size))
+    elif size < 1 << 16:
+        header = bytes((0x82, 126)) + size.to_bytes(2, "big")
+    else:
+        header = bytes((0x82, 127)) + size.to_bytes(8, "big")
+    return header + payload
+
+
 def send_frames(conn: Connection, frames: list[bytes]) -> None:
-    """Queue binary ``frames`` on ``conn`` in order, in one write to its socket.
+    """Queue binary messages ``frames`` (encoded, not framed) on ``conn`` in order, in one
+    write to its socket (see ``write_framed``)."""
+    write_framed(conn, [binary_frame(frame) for frame in frames])
+
+
+def write_framed(conn: Connection, wire: list[bytes]) -> None:
+    """Write websocket frames (``binary_frame``'s bytes) on ``conn`` in order, in one write
+    to its socket.
 
     Like ``websockets.broadcast``, it never waits (the transport buffers for a slow reader),
-    skips a connection that is closing, and logs rather than raises a failed write. Each
-    write is a system call, and most changes send a connection two or three messages. Then
-    the connection's backlog is checked against its limit."""
+    skips a connection that is not open or is in the middle of a fragmented message, and
+    logs rather than raises a failed write. It writes to the transport itself rather than
+    through the connection's ``Protocol``, which frames every message again for every
+    connection: the ``Protocol`` keeps no state about the frames it sends (no fragment in
+    progress: checked; no extension: the transport serves with ``compression=None``, and
+    ``tests/server/test_hub.py`` checks that none is negotiated when a client offers one),
+    and websockets writes whatever it sends at once, so nothing of its own can be waiting
+    to go out before these bytes. Each write is a
+    system call, and most changes send a connection two or three messages. Then the
+    connection's backlog is checked against its limit."""
     ws = conn.ws
     if conn.dropped == "send_buffer":
         return  # aborted: its transport takes no more
-    if len(frames) == 1:
-        broadcast([ws], frames[0])
-    elif ws.protocol.state is State.OPEN and ws.send_in_progress is None:
+    protocol = ws.protocol
+    if protocol.state is State.OPEN and ws.send_in_progress is None:
         try:
-            for frame in frames:
-                ws.protocol.send_binary(frame)
-            ws.transport.write(b"".join(ws.protocol.data_to_send()))
+            ws.transport.write(wire[0] if len(wire) == 1 else b"".join(wire))
         except Exception as exc:  # as broadcast: one connection's failure stops no other
             log.warning("skipped a send: failed to write messages: %s", exc)
     conn.check_backlog()

@@ -16,9 +16,10 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from protocol.codec import decode_server, encode
 from protocol.errors import ErrorCode
-from protocol.messages import Error, Queued
+from protocol.messages import PROTOCOL_VERSION, Error, Hello, Queued, Welcome
 from server.flood import TokenBucket
 from server.hub import Connection, Hub
+from tests.server.wire import running_server
 
 
 class CountedWrites:
@@ -101,3 +102,28 @@ async def test_a_closing_connection_is_skipped_and_the_others_still_served(
             hub.deliver([(p, m) for m in messages for p in ("ann", "bo")])
         assert await received(bo, 2) == messages
         assert not caplog.records  # skipped as closed, not a write that failed
+
+
+@pytest.mark.parametrize("size", [0, 125, 126, 65535, 65536, 200_000])
+async def test_a_message_of_any_length_is_framed_whole(size: int) -> None:
+    """One frame is built per message and written as is to every connection: each of the
+    three header lengths of RFC 6455 (7-bit, 16-bit and 64-bit payload length)."""
+    async with hub_with("ann", "bo") as (hub, (ann, bo)):
+        message = error("x" * size)
+        hub.deliver([("ann", message), ("bo", message)])
+        assert await received(ann, 1) == [message]
+        assert await received(bo, 1) == [message]
+
+
+async def test_the_server_negotiates_no_extension_even_when_a_client_offers_one(
+    redis_url: str,
+) -> None:
+    """The hub writes frames it built itself, which is right only while no extension (such
+    as permessage-deflate, which sets a frame bit and compresses) is in use."""
+    async with running_server(redis_url) as server:
+        async with connect(server.url, compression="deflate") as ws:
+            assert ws.protocol.extensions == []
+            await ws.send(encode(Hello(name="ann", version=PROTOCOL_VERSION)))
+            assert isinstance(decode_server(await asyncio.wait_for(ws.recv(), 5)), Welcome)
+            (conn,) = server.app.hub.all
+            assert conn.ws.protocol.extensions == []
