@@ -259,8 +259,7 @@ class App:
                 conn.send(Error(code=refusal.code, message=refusal.message, request_id=rid))
         if outcome == "unavailable":
             self.metrics.redis_errors.inc()
-        self.metrics.requests.labels(kind, outcome).inc()
-        self.metrics.latency.labels(kind).observe(time.perf_counter() - started)
+        self.metrics.request_done(kind, outcome, time.perf_counter() - started)
 
     async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:

@@ -59,6 +59,7 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
         self.timeouts = Counter("ddz_timeouts", "actions the clock took for a seat", registry=r)
         self.takeovers = Counter(
             "ddz_takeovers", "seats a bot took over after two timeouts", registry=r
@@ -95,6 +96,17 @@ class Metrics:
             buckets=BOT_BUCKETS,
             registry=r,
         )
+
+    def request_done(self, kind: str, outcome: str, seconds: float) -> None:
+        """Count one request and observe its latency. The labelled children are looked up
+        once per (type, outcome) and kept: ``labels()`` takes a lock and builds a key on
+        every call, on the path of every request."""
+        children = self._children.get((kind, outcome))
+        if children is None:
+            children = (self.requests.labels(kind, outcome), self.latency.labels(kind))
+            self._children[(kind, outcome)] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def observe_events(self, messages: Iterable[BaseModel]) -> None:
         """Count the timeouts and takeovers among the messages of one change (each message
