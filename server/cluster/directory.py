@@ -338,8 +338,7 @@ class RoomDirectory:
                 return
             if self.closing:
                 break
-            holder = await self.leases.holder(code)
-            node = None if holder is None else holder.node
+            node = await self.leases.holder_node(code)
             if node is None or node == self.node:
                 await self.adopt(code)
                 if code not in self.rooms and await self.peek(code) is None:
@@ -352,13 +351,17 @@ class RoomDirectory:
             try:
                 answer = await self.relay.call(node, forward)
             except RelayTimeout as exc:
+                self.leases.forget_node(node)
                 raise RoomError(
                     ErrorCode.UNAVAILABLE, "the room's server does not answer: retry"
                 ) from exc
             if answer.outcome == "moved":
+                self.leases.forget(code)
                 await asyncio.sleep(MOVED_DELAY)
                 continue
             if answer.outcome == "refused":
+                if answer.error == ErrorCode.NO_ROOM:
+                    self.leases.forget(code)  # over, or never there: nothing to remember
                 raise RoomError(answer.error or ErrorCode.UNAVAILABLE, answer.message)
             return
         raise RoomError(ErrorCode.UNAVAILABLE, "the room is changing servers: retry")

@@ -188,6 +188,7 @@ class Cluster:
 
     def adopt(self, message: Adopt) -> None:
         for code in message.codes:
+            self.directory.leases.forget(code)  # its process is going: not the holder now
             self._background(self.directory.adopt_quietly(code))
 
     def resync(self) -> None:

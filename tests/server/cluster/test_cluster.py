@@ -176,3 +176,50 @@ async def test_a_closed_room_leaves_nobody_in_it_and_is_reported() -> None:
         assert a.room_of(ann) is None
         assert code not in a.directory.rooms
         assert await a.store.active_rooms() == []
+
+
+def counting_holder_reads(node_store: object) -> list[str]:
+    """Wrap a node's store so that each lease read is noted (the room's code)."""
+    reads: list[str] = []
+    read = node_store.lease_holder  # type: ignore[attr-defined]
+
+    async def lease_holder(code: str) -> str | None:
+        reads.append(code)
+        result: str | None = await read(code)
+        return result
+
+    node_store.lease_holder = lease_holder  # type: ignore[attr-defined]
+    return reads
+
+
+async def test_forwarded_requests_read_the_rooms_lease_once() -> None:
+    async with nodes("a:1", "b:2") as (_, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        reads = counting_holder_reads(b.store)
+        bo = await join_from(b, code)
+        for _ in range(3):
+            await b.directory.route(code, RoomOp("gone", bo))
+            await b.directory.route(code, RoomOp("back", bo))
+        assert reads == [code]  # once for seven forwarded changes
+        assert a.directory.rooms[code].room.seats[1].connected
+
+
+async def test_a_room_that_moved_is_found_again_where_it_runs_now() -> None:
+    async with nodes("a:1", "b:2", "c:3") as (redis, _, (a, b, c)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await join_from(c, code)  # c now remembers a as the room's process
+        redis.drop = lambda channel, data: isinstance(unpack_message(data), Adopt)
+        await a.directory.hand_over()  # a lets the room go; c misses the news
+        await b.directory.adopt(code)
+        reads = counting_holder_reads(c.store)
+
+        await c.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+
+        assert reads == [code]  # a answered "moved": c asked again and reached b
+        assert b.directory.rooms[code].room.seats[1].ready
+        with pytest.raises(RoomError) as refused:  # b's refusal: c remembers b now
+            await c.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+        assert refused.value.code == ErrorCode.ALREADY_READY
+        assert reads == [code]
