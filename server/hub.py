@@ -132,10 +132,14 @@ class Hub:
     def connections(self, player_id: str) -> list[Connection]:
         return list(self._by_player.get(player_id, ()))
 
-    def send_frame(self, player_id: str, frame: bytes) -> None:
-        """Send an encoded frame (relayed from another process) to a player's sockets."""
-        for conn in self._by_player.get(player_id, ()):
-            send_frames(conn, [frame])
+    def send_frames(self, player_id: str, frames: list[bytes]) -> None:
+        """Send encoded messages (relayed from another process) to a player's sockets, in
+        one write to each."""
+        conns = self._by_player.get(player_id)
+        if conns:
+            wire = [binary_frame(frame) for frame in frames]
+            for conn in conns:
+                write_framed(conn, wire)
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
         """Send each message to its players' connections, in order, encoding and framing

@@ -4,8 +4,9 @@ codec (``encode_binary``, ``decode_as``). Every message names its kind in ``t``.
 On a node's channel (``PREFIXnode:NODE``): ``Forward``, a player's change to a room that
 node runs, and ``Answer``, what became of a ``Forward``. On every node's (``PREFIXnodes``):
 ``Adopt``, rooms given up by a process going down. On a player's (``PREFIXplayer:PID``),
-heard by the process the player is connected to: ``PlayerFrame``, a frame a room sends
-them; ``EnteredRoom`` and ``LeftRoom``, which room they are in; ``Replaced``, they connected
+heard by the process the player is connected to: ``PlayerFrames``, what one change of a
+room sends them (``PlayerFrame``, one message, from a process of the previous version);
+``EnteredRoom`` and ``LeftRoom``, which room they are in; ``Replaced``, they connected
 again elsewhere; ``Rejoin``, their room has a new process (ask it for a snapshot).
 """
 
@@ -64,8 +65,17 @@ class Adopt(_Message):
     codes: list[str]
 
 
+class PlayerFrames(_Message):
+    """The encoded messages one change of a room sends the player, in order: one message
+    between processes per player and change, however many it sent them."""
+
+    t: Literal["frames"] = "frames"
+    frames: list[bytes]
+
+
 class PlayerFrame(_Message):
-    """An encoded frame a room sends the player."""
+    """One encoded message a room sends the player, as a process of the previous version
+    sends it (read, never sent: a rolling upgrade's old and new processes run together)."""
 
     t: Literal["frame"] = "frame"
     frame: bytes
@@ -101,10 +111,19 @@ class Rejoin(_Message):
 
 NodeMessage = Annotated[Forward | Answer | Adopt, Field(discriminator="t")]
 PlayerMessage = Annotated[
-    PlayerFrame | EnteredRoom | LeftRoom | Replaced | Rejoin, Field(discriminator="t")
+    PlayerFrames | PlayerFrame | EnteredRoom | LeftRoom | Replaced | Rejoin,
+    Field(discriminator="t"),
 ]
 ClusterMessage = Annotated[
-    Forward | Answer | Adopt | PlayerFrame | EnteredRoom | LeftRoom | Replaced | Rejoin,
+    Forward
+    | Answer
+    | Adopt
+    | PlayerFrames
+    | PlayerFrame
+    | EnteredRoom
+    | LeftRoom
+    | Replaced
+    | Rejoin,
     Field(discriminator="t"),
 ]
 

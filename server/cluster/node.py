@@ -33,6 +33,7 @@ from server.cluster.messages import (
     Forward,
     LeftRoom,
     PlayerFrame,
+    PlayerFrames,
     PlayerMessage,
     Rejoin,
     Replaced,
@@ -128,8 +129,11 @@ class Cluster:
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
         """Each message to its player: here through the hub, else through the relay (the
         frame encoded once, here)."""
+        elsewhere: dict[str, list[bytes]] = {}
         for player, frame in self.hub.deliver(deliveries):
-            self.relay.to_player(player, PlayerFrame(frame=frame))
+            elsewhere.setdefault(player, []).append(frame)
+        for player, frames in elsewhere.items():
+            self.relay.to_player(player, PlayerFrames(frames=frames))
 
     def moved(self, code: str, entered: list[str], left: list[str]) -> None:
         """Who came into room ``code`` and who left it: the sessions part of the process
@@ -170,8 +174,10 @@ class Cluster:
 
     def for_player(self, player: str, message: PlayerMessage) -> None:
         """Something for a player connected here, from a room run elsewhere."""
-        if isinstance(message, PlayerFrame):
-            self.hub.send_frame(player, message.frame)
+        if isinstance(message, PlayerFrames):
+            self.hub.send_frames(player, message.frames)
+        elif isinstance(message, PlayerFrame):
+            self.hub.send_frames(player, [message.frame])
         elif isinstance(message, EnteredRoom):
             self.sessions.entered(player, message.code)
         elif isinstance(message, LeftRoom):
@@ -180,7 +186,8 @@ class Cluster:
             if message.node != self.node:
                 for older in self.hub.connections(player):
                     self.replace(older)
-        else:
+        else:  # Rejoin: the room has a new process, whatever was remembered
+            self.directory.leases.forget(message.code)
             self._background(self.come_back(player, message.code))
 
     def forwarded(self, message: Forward) -> None:

@@ -85,7 +85,7 @@ def by_delivery(srv: RunningServer, conn: Connection) -> None:
 
 def by_relay(srv: RunningServer, conn: Connection) -> None:
     assert conn.player_id is not None
-    srv.app.hub.send_frame(conn.player_id, encode(BIG))  # from a room run elsewhere
+    srv.app.hub.send_frames(conn.player_id, [encode(BIG)])  # from a room run elsewhere
 
 
 @pytest.mark.parametrize("push", [by_reply, by_delivery, by_relay])

@@ -39,9 +39,9 @@ class RecordingHub(Hub):
     def connections(self, player_id: str) -> list[Connection]:
         return []
 
-    def send_frame(self, player_id: str, frame: bytes) -> None:
+    def send_frames(self, player_id: str, frames: list[bytes]) -> None:
         if player_id in self.here:
-            self.got[player_id].append(decode_server(frame))
+            self.got[player_id] += [decode_server(frame) for frame in frames]
 
     def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
         elsewhere = []

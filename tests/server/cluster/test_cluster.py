@@ -9,8 +9,8 @@ import asyncio
 import pytest
 
 from protocol.errors import ErrorCode
-from protocol.messages import Left, ReadyRequest, Snapshot
-from server.cluster.messages import Adopt, Forward, PlayerFrame, unpack_message
+from protocol.messages import Left, Pong, ReadyRequest, Snapshot
+from server.cluster.messages import Adopt, Forward, PlayerFrames, Rejoin, unpack_message
 from server.cluster.ops import RoomOp
 from server.rooms.room import RoomError
 from tests.server.cluster.harness import join_from, nodes, open_room, until
@@ -79,7 +79,7 @@ async def test_handover_publishes_the_rooms_frames_before_it_gives_the_rooms_awa
         await a.cluster.relay.flush()
 
         await joining
-        frames = [lease for m, lease in published if isinstance(m, PlayerFrame)]
+        frames = [lease for m, lease in published if isinstance(m, PlayerFrames)]
         assert frames and all(lease is not None and lease.startswith("a:1") for lease in frames)
         adopt, lease = published[-1]
         assert isinstance(adopt, Adopt) and adopt.codes == [code] and lease is None
@@ -108,14 +108,19 @@ async def test_a_process_whose_lease_ran_out_is_fenced_and_lets_the_room_go() ->
 
 
 async def test_takeover_calls_back_players_connected_here_and_elsewhere() -> None:
-    async with nodes("a:1", "b:2", "c:3", lease_ttl=5.0) as (_, clock, (a, b, c)):
+    async with nodes("a:1", "b:2", "c:3", lease_ttl=5.0, forward_timeout=0.5) as (
+        _,
+        clock,
+        (a, b, c),
+    ):
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
-        bo = await join_from(b, code)
+        bo = await join_from(b, code)  # b remembers a as the room's process
         b.hub.got[bo].clear()
         for runner in a.directory.rooms.values():
             runner.stop()
-        a.directory.rooms.clear()  # a died
+        a.directory.rooms.clear()
+        await a.cluster.relay.stop()  # a died: it answers nothing
         clock.now += 6.0
 
         await c.directory.adopt_orphans()
@@ -210,7 +215,7 @@ async def test_a_room_that_moved_is_found_again_where_it_runs_now() -> None:
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
         bo = await join_from(c, code)  # c now remembers a as the room's process
-        redis.drop = lambda channel, data: isinstance(unpack_message(data), Adopt)
+        redis.drop = lambda channel, data: isinstance(unpack_message(data), Adopt | Rejoin)
         await a.directory.hand_over()  # a lets the room go; c misses the news
         await b.directory.adopt(code)
         reads = counting_holder_reads(c.store)
@@ -223,3 +228,21 @@ async def test_a_room_that_moved_is_found_again_where_it_runs_now() -> None:
             await c.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
         assert refused.value.code == ErrorCode.ALREADY_READY
         assert reads == [code]
+
+
+async def test_what_one_change_sends_a_player_elsewhere_goes_as_one_message() -> None:
+    async with nodes("a:1", "b:2") as (redis, _, (a, b)):
+        bo = await b.connect("Bo")
+        published: list[object] = []
+
+        def record(channel: str, data: bytes) -> bool:
+            published.append(unpack_message(data))
+            return False
+
+        redis.drop = record
+        a.cluster.deliver([(bo, Left()), ("cy", Left()), (bo, Pong(request_id=7))])
+        await a.cluster.relay.flush()
+
+        assert [len(m.frames) for m in published if isinstance(m, PlayerFrames)] == [2, 1]
+        await until(lambda: len(b.hub.got[bo]) == 2)
+        assert b.hub.got[bo] == [Left(), Pong(request_id=7)]  # in order

@@ -57,9 +57,9 @@ class LobbyHub(Hub):
                 elsewhere.append((player, encode(message)))
         return elsewhere
 
-    def send_frame(self, player_id: str, frame: bytes) -> None:
+    def send_frames(self, player_id: str, frames: list[bytes]) -> None:
         if self.connected(player_id):
-            self.got[player_id].append(decode_server(frame))
+            self.got[player_id] += [decode_server(frame) for frame in frames]
 
 
 class FakeWs:
