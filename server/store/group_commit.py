@@ -4,8 +4,7 @@ pipelined round trip, and each caller still waits for its own save's answer.
 At saturation most of a save's cost is redis-py's per-command machinery (a connection from
 the pool, timeouts, the retry wrapper, a write and a read system call), not the bytes. A
 ``GroupCommit`` collects the ``EVALSHA`` of every save asked for before the loop gets round
-to it, writes them on one connection at once (what a redis-py pipeline does, without its wrapping),
-and answers each caller's future with
+to it, sends them in one non-transactional pipeline, and answers each caller's future with
 its own reply (a script's error reply, such as a stale owner's ``FENCED``, is that caller's
 alone). Nothing about a save's meaning changes: each is the same atomic script, each caller
 awaits its answer before it delivers anything, and one room never has two saves in flight
@@ -46,10 +45,8 @@ class GroupCommit:
         self.redis = redis
         self.script = script
         self.sha: str = redis.register_script(script).sha
-        # One Redis (or a Sentinel's primary): its pool gives the connection each batch is
-        # written on. A cluster: redis-py's cluster pipeline, which routes each save to its
-        # node and refuses EVALSHA (the script's text goes along).
-        self._pool = None if isinstance(redis, RedisCluster) else redis.connection_pool
+        # redis-py's cluster pipeline refuses EVALSHA: there the script's text goes along
+        self._by_sha = not isinstance(redis, RedisCluster)
         #: Told the size of every batch sent (the metrics' histogram, the tests' witness).
         self.on_batch = on_batch
         self._queued: list[Call] = []
@@ -113,26 +110,12 @@ class GroupCommit:
             return []
         if self.on_batch is not None:
             self.on_batch(len(calls))
-        pool = self._pool
-        if pool is None:
-            return await self._cluster_pipeline(calls)
-        commands = [("EVALSHA", self.sha, len(keys), *keys, *args) for keys, args, _ in calls]
-        conn = await pool.get_connection()  # type: ignore[no-untyped-call]
-        try:
-            # the client's own retry policy: a pooled connection that Redis dropped (a
-            # restart) is opened again and the batch sent again (a save that did go
-            # through the first time is then refused by its version, as on any resend)
-            replies: list[Any] = await conn.retry.call_with_retry(
-                lambda: _exchange(conn, commands), lambda error: conn.disconnect()
-            )
-        finally:
-            await pool.release(conn)
-        return replies
-
-    async def _cluster_pipeline(self, calls: list[Call]) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for keys, args, _ in calls:
-                pipe.eval(self.script, len(keys), *keys, *args)
+                if self._by_sha:
+                    pipe.evalsha(self.sha, len(keys), *keys, *args)
+                else:
+                    pipe.eval(self.script, len(keys), *keys, *args)
             replies: list[Any] = await pipe.execute(raise_on_error=False)
         return replies
 
@@ -146,21 +129,3 @@ class GroupCommit:
         for _, _, future in queued:
             if not future.done():
                 future.set_exception(redis_errors.ConnectionError("the store is closing"))
-
-
-async def _exchange(conn: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
-    """Write ``commands`` on ``conn`` at once and read their replies, an error reply as
-    its exception (the rest are still read: the connection stays in step).
-
-    This is what a redis-py pipeline does, without the machinery around it that costs more
-    than the exchange itself when a batch holds one save (measured: a lone ``GET`` through
-    redis-py 8's client costs about 110 us of CPU, mostly in that machinery; see
-    ``benchmarks/LOADTEST.md``): connection, packing and parsing are still redis-py's."""
-    await conn.send_packed_command(conn.pack_commands(commands))
-    replies: list[Any] = []
-    for _ in commands:
-        try:
-            replies.append(await conn.read_response())
-        except redis_errors.ResponseError as exc:
-            replies.append(exc)
-    return replies
