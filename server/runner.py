@@ -189,14 +189,6 @@ class RoomRunner:
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
-        except BaseException:
-            # Interrupted (the task cancelled, as at a shutdown) or failed in a way not
-            # foreseen: whether or not the write reached the store, the room must not stay
-            # ahead of what was acknowledged, or the next save would carry this change's
-            # state without its journal records (this write took them). If the write did
-            # reach the store, the next save is refused by its version and reloads.
-            self._revert()
-            raise
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved by someone else (``blob``: as packed, with no

@@ -3,10 +3,8 @@ changes nothing, one save path for a new room and a running one."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Iterable
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -92,42 +90,3 @@ async def test_a_refused_change_writes_nothing() -> None:
     with pytest.raises(RoomError):
         await runner.change(lambda room: room.join("ann", "Ann", 0.0))  # seated already
     assert len(store.writes) == 1 and outlet.sent == []
-
-
-class GatedStore(MemoryStore):
-    """A memory store whose room saves wait until ``gate`` is set (a save in flight)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = asyncio.Event()
-        self.waiting = asyncio.Event()
-
-    async def save_room(self, *args: Any, **kwargs: Any) -> None:
-        self.waiting.set()
-        await self.gate.wait()
-        await super().save_room(*args, **kwargs)
-
-
-async def test_a_change_whose_save_is_interrupted_is_undone_with_its_journal() -> None:
-    """A save cancelled while in flight (a shutdown) leaves the room as last saved: else
-    the next save would carry the change's state without its journal records."""
-    store = GatedStore()
-    store.gate.set()
-    outlet = Outlet(store)
-    runner = await new_runner(store, outlet)
-    saved = runner.room.version
-    store.gate.clear()
-    store.waiting.clear()
-
-    joining = asyncio.ensure_future(runner.change(lambda room: room.join("bo", "Bo", 0.0)))
-    await store.waiting.wait()
-    joining.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await joining
-
-    assert runner.room.version == saved and not runner.room.is_member("bo")
-    assert outlet.sent == []
-    store.gate.set()
-    await runner.change(lambda room: room.join("cy", "Cy", 0.0))  # the next change saves
-    stored = await store.load_room("ROOM1") or {}
-    assert [s["player_id"] for s in stored["seats"]][:2] == [runner.room.seats[0].player_id, "cy"]
