@@ -79,7 +79,12 @@ class GroupCommit:
             asyncio.get_running_loop().call_soon(self._start)
 
     async def _send(self, batch: list[Call]) -> None:
-        live = [call for call in batch if not call[2].done()]  # a cancelled caller is gone
+        # Every save asked for is sent, even one whose caller was cancelled meanwhile (a
+        # shutdown stops the bots): its room already holds the change and its journal
+        # records were taken for this write, so a save dropped here would let the room's
+        # next save carry the change's state without them. (As with one redis-py command,
+        # which, once written, is applied whoever waits for it.)
+        live = batch
         try:
             replies = await self._pipeline(live)
             forgotten = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]

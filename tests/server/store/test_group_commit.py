@@ -96,3 +96,20 @@ async def test_a_script_redis_forgot_is_loaded_again(store: RedisStore, redis_ur
     await store.save_room("FLUSH", 0, 1, pack({"version": 1}), [{"k": "after"}])
     assert await store.load_room("FLUSH") == {"version": 1}
     assert await store.read_log("FLUSH") == [{"k": "after"}]
+
+
+async def test_a_save_whose_caller_was_cancelled_is_still_written(store: RedisStore) -> None:
+    """Its room already holds the change and the write took its journal records: dropped,
+    the room's next save would carry the change's state without them."""
+    await stored_rooms(store, ["GONE1"])
+    sent = asyncio.Event()
+    store.room_saves.on_batch = lambda size: sent.set()
+    saving = asyncio.ensure_future(
+        store.save_room("GONE1", 0, 1, pack({"version": 1}), [{"k": "bot"}])
+    )
+    await asyncio.sleep(0)  # queued, not yet sent
+    saving.cancel()
+    await asyncio.wait_for(sent.wait(), 5)  # (a dropped save is never sent: this fails)
+    await store.room_saves.close()  # the batch out is waited for
+    assert await store.load_room("GONE1") == {"version": 1}
+    assert await store.read_log("GONE1") == [{"k": "bot"}]
