@@ -24,7 +24,6 @@ import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
@@ -47,7 +46,7 @@ class GroupCommit:
         self.sha: str = redis.register_script(script).sha
         # redis-py's cluster pipeline refuses EVALSHA: there the script's text goes along
         self._by_sha = not isinstance(redis, RedisCluster)
-        #: Told the size of every batch sent (the metrics' histogram, the tests' witness).
+        #: Told the size of every batch sent (the tests' witness of the batching).
         self.on_batch = on_batch
         self._queued: list[Call] = []
         self._scheduled = False
@@ -78,13 +77,12 @@ class GroupCommit:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._start)
 
-    async def _send(self, batch: list[Call]) -> None:
+    async def _send(self, live: list[Call]) -> None:
         # Every save asked for is sent, even one whose caller was cancelled meanwhile (a
         # shutdown stops the bots): its room already holds the change and its journal
         # records were taken for this write, so a save dropped here would let the room's
         # next save carry the change's state without them. (As with one redis-py command,
         # which, once written, is applied whoever waits for it.)
-        live = batch
         try:
             replies = await self._pipeline(live)
             forgotten = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
@@ -111,8 +109,6 @@ class GroupCommit:
                 future.set_result(reply)
 
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
-        if not calls:
-            return []
         if self.on_batch is not None:
             self.on_batch(len(calls))
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -125,12 +121,13 @@ class GroupCommit:
         return replies
 
     async def close(self) -> None:
-        """Wait for the batch in flight (its callers are owed an answer); fail what is
-        still queued."""
-        if self._in_flight is not None:
+        """Send what is queued and wait for every batch out: each save asked for is owed
+        its write (see ``_send``) and its caller an answer."""
+        while self._queued or (self._in_flight is not None and not self._in_flight.done()):
+            if self._in_flight is None or self._in_flight.done():
+                self._in_flight = None  # (its done callback may not have run yet)
+                self._start()
+            task = self._in_flight
+            assert task is not None
             with contextlib.suppress(Exception):
-                await asyncio.shield(self._in_flight)
-        queued, self._queued = self._queued, []
-        for _, _, future in queued:
-            if not future.done():
-                future.set_exception(redis_errors.ConnectionError("the store is closing"))
+                await asyncio.shield(task)

@@ -113,3 +113,20 @@ async def test_a_save_whose_caller_was_cancelled_is_still_written(store: RedisSt
     await store.room_saves.close()  # the batch out is waited for
     assert await store.load_room("GONE1") == {"version": 1}
     assert await store.read_log("GONE1") == [{"k": "bot"}]
+
+
+async def test_closing_the_store_writes_the_saves_still_queued(
+    redis_url: str, key_prefix: str
+) -> None:
+    s = RedisStore.from_url(redis_url, finished_ttl=3600, session_ttl=600, prefix=key_prefix)
+    await stored_rooms(s, ["LAST1"])
+    saving = asyncio.ensure_future(s.save_room("LAST1", 0, 1, pack({"version": 1}), []))
+    await asyncio.sleep(0)  # queued, not yet sent
+    await s.room_saves.close()
+    await saving
+    reader = RedisStore.from_url(redis_url, finished_ttl=3600, session_ttl=600, prefix=key_prefix)
+    try:
+        assert await reader.load_room("LAST1") == {"version": 1}
+    finally:
+        await s.close()
+        await reader.close()
