@@ -33,6 +33,7 @@ from server.bots.pool import BotPool
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
 from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
+from server.rooms.steps import ClockStep, RequestStep, Step, StepRecord, StepTaken
 from server.settings import BOT_DELAYS
 from server.store.base import RoomStore
 from server.store.errors import StoreConflict, StoreError, StoreFenced
@@ -45,6 +46,9 @@ TAKEOVER_LEVEL = "normal"
 MOVED_ON = frozenset({ErrorCode.NOT_ALLOWED, ErrorCode.STALE, ErrorCode.NOT_YOUR_TURN})
 #: Seconds before a timer or a bot tries again after the store refused a write.
 RETRY_DELAY = 0.5
+#: Steps saved as step records after a whole save, before the next whole save: the most a
+#: load replays (``server/rooms/steps.py``).
+TAIL_MAX = 16
 
 Change = Callable[[Room], list[Delivery]]
 
@@ -100,6 +104,11 @@ class RoomRunner:
         self.lock = asyncio.Lock()
         self._saved_version = room.version if saved else -1
         self._saved_blob: bytes | None = pack(room.to_data()) if saved else None
+        #: The step records saved since ``_saved_blob``: with it, the room as last saved.
+        self._tail: list[StepRecord] = []
+        #: How many more steps may be saved as steps before a whole save (0: the store may
+        #: hold a tail this runner did not write, as after a load: save whole next).
+        self._tail_room = 0
         self._timer: asyncio.TimerHandle | None = None
         self._bot: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
@@ -117,15 +126,28 @@ class RoomRunner:
     async def change(self, apply: Change) -> list[Delivery]:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved."""
+        return await self._change(apply)
+
+    async def step(self, step: Step) -> list[Delivery]:
+        """``change`` for a step (a request, a clock run out): saved as the step, not as
+        the whole room, while the tail has room (``server/rooms/steps.py``)."""
+        return await self._change(step)
+
+    async def _change(self, change: Change | Step) -> list[Delivery]:
         async with self.lock:
             before = self.room.members()
+            taken: StepTaken | None = None
             try:
-                deliveries = apply(self.room)
-                self.room.note_presence(self.clock())
+                if isinstance(change, RequestStep | ClockStep):
+                    taken = StepTaken(change, self.clock(), self.rng)
+                    deliveries = taken.apply(self.room)
+                else:
+                    deliveries = change(self.room)
+                    self.room.note_presence(self.clock())
             except Exception:
                 self.room.journal.clear()
                 raise
-            await self._save()
+            await self._save(taken)
             self._moved(before)
             self.outlet.deliver(deliveries)
             self.reschedule()
@@ -152,14 +174,36 @@ class RoomRunner:
             await self._write()
 
     async def request(self, actor: Actor, request: Request) -> None:
-        await self.change(lambda room: room.handle(actor, request, self.clock(), self.rng))
+        await self.step(RequestStep(actor, request))
 
-    async def _write(self) -> None:
-        """Write the room as it stands (state and journal) over the version last saved."""
+    async def _write(self, taken: StepTaken | None = None) -> None:
+        """Write the room as it stands (state and journal) over the version last saved:
+        ``taken``, the step just applied, alone while the tail has room, else the whole
+        room. A closing room is always saved whole (its keys get their lifetime)."""
         room = self.room
         room.saved_at = self.clock()
-        blob = pack(room.to_data())
         journal = room.take_journal()
+        if (
+            taken is not None
+            and self._tail_room > 0
+            and self._saved_version >= 0
+            and room.closed is None
+        ):
+            record = taken.record(room.version, room.saved_at)
+            await self.store.save_room(
+                room.code,
+                self._saved_version,
+                room.version,
+                None,
+                journal,
+                fence=self.fence,
+                step=pack(record),
+            )
+            self._saved_version = room.version
+            self._tail.append(record)
+            self._tail_room -= 1
+            return
+        blob = pack(room.to_data())
         await self.store.save_room(
             room.code,
             self._saved_version,
@@ -171,11 +215,12 @@ class RoomRunner:
             keep=room.worth_keeping,
         )
         self._saved_version, self._saved_blob = room.version, blob
+        self._tail, self._tail_room = [], TAIL_MAX
 
-    async def _save(self) -> None:
+    async def _save(self, taken: StepTaken | None = None) -> None:
         room = self.room
         try:
-            await self._write()
+            await self._write(taken)
         except StoreError as exc:
             self._revert()
             if isinstance(exc, StoreFenced):
@@ -191,13 +236,15 @@ class RoomRunner:
             ) from exc
 
     def stored(self, blob: bytes) -> None:
-        """The room as it stands was saved by someone else (``blob``: as packed, with no
-        journal record): the runner takes it as its last saved state."""
+        """The room as it stands was saved whole by someone else (``blob``: as packed, with
+        no journal record): the runner takes it as its last saved state."""
         self._saved_version, self._saved_blob = self.room.version, blob
+        self._tail, self._tail_room = [], TAIL_MAX
 
     def _revert(self) -> None:
+        """Back to the room as last saved: the whole room, and the steps saved since."""
         if self._saved_blob is not None:
-            self.room = Room.from_data(unpack(self._saved_blob))
+            self.room = Room.from_data({**unpack(self._saved_blob), "tail": self._tail})
 
     async def _reload(self) -> None:
         try:
@@ -206,7 +253,8 @@ class RoomRunner:
             return
         if data is not None:
             self.room = Room.from_data(data)
-            self._saved_version, self._saved_blob = self.room.version, pack(data)
+            self._saved_version, self._saved_blob = self.room.version, pack(self.room.to_data())
+            self._tail, self._tail_room = [], 0  # the store's tail is not ours: save whole
 
     # --- clock and bots ---------------------------------------------------------------
 
@@ -273,7 +321,7 @@ class RoomRunner:
 
     async def _clock_ran_out(self) -> None:
         try:
-            await self.change(lambda room: room.clock_ran_out(self.clock(), self.rng))
+            await self.step(ClockStep())
         except Refusal as exc:
             log.debug("room %s: timer refused (%s)", self.code, exc)
             self._retry(exc)

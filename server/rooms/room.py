@@ -305,13 +305,21 @@ class Room:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Room:
+        """The room ``to_data`` gave; stored data may carry a ``tail`` of step records made
+        since (``server/rooms/steps.py``), replayed over it."""
         fields = dict(data)
+        tail = fields.pop("tail", None)
         fields["seats"] = [Seat(**s) for s in data["seats"]]
         fields["clocks"] = None if data["clocks"] is None else Clocks(**data["clocks"])
         fields["watchers"] = list(data["watchers"])
         fields["chat_times"] = [list(t) for t in data.get("chat_times", [[], [], []])]
         fields["match"] = None if data["match"] is None else Match.from_data(data["match"])
-        return cls(**fields)
+        room = cls(**fields)
+        if tail:
+            from server.rooms.steps import replay_tail  # (steps apply to rooms)
+
+            replay_tail(room, tail)
+        return room
 
     # --- who is who -------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from redis import exceptions as redis_errors
 
 from server.store.errors import StoreFailure
-from server.store.redis_store import RedisStore, unpack
+from server.store.redis_store import RedisStore, stored_room
 
 #: KEYS: counter. ARGV: limit, window ms. Counts one more in the window (the window starts
 #: at its first count); returns {count, ms left in the window}.
@@ -222,7 +222,8 @@ class AddressStore:
                 return []
             async with redis.pipeline(transaction=False) as pipe:
                 for code, _ in newest:
-                    pipe.hmget(self.keys.room_state(code.decode()), ["s", "a"])
+                    self.store.load_in(pipe, code.decode())
+                    pipe.hget(self.keys.room_state(code.decode()), "a")
                 found: Any = await pipe.execute()
         except StoreFailure as exc:
             raise await self.store._unavailable(str(exc)) from exc
@@ -230,8 +231,8 @@ class AddressStore:
             Listed(
                 code.decode(),
                 float(created),
-                None if blob is None else unpack(blob),
+                stored_room(reply),
                 "" if origin is None else origin.decode(),
             )
-            for (code, created), (blob, origin) in zip(newest, found, strict=True)
+            for (code, created), reply, origin in zip(newest, found[::2], found[1::2], strict=True)
         ]

@@ -4,7 +4,8 @@
 ``RedisStore`` is the one the server runs on, ``MemoryStore`` (``server/store/memory.py``)
 the one unit tests run on. A room is saved in one way, new or running: ``save_room`` with
 the version it was built on (-1 for a new room), a compare-and-set on it, with the writer's
-fencing token.
+fencing token: the whole room, or one step record added to the room's tail
+(``server/rooms/steps.py``). ``load_room`` gives the whole room with that ``tail``.
 
 A ``Lease`` says which process runs a room: its node (the process's listening address) and
 its fencing token. In the store it is the text ``NODE:FENCE``; ``Lease.text`` and
@@ -51,11 +52,12 @@ class RoomStore(Protocol):
         code: str,
         expected_version: int,
         version: int,
-        state: bytes,
+        state: bytes | None,
         journal: list[dict[str, Any]],
         closed: bool = False,
         fence: int = 0,
         keep: bool = True,
+        step: bytes | None = None,
     ) -> None: ...
     async def save_rooms(
         self, writes: list[tuple[str, int, int, bytes, int]]

@@ -13,6 +13,8 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
 
 - ``PREFIXroom:{CODE}:state``, hash: ``v`` the version, ``s`` the room as msgpack, ``f``
   the last writer's fencing token; expires after the room closes (above).
+- ``PREFIXroom:{CODE}:tail``, list: the step records (msgpack) saved since ``s`` was written
+  (``server/rooms/steps.py``); a whole save deletes it, so a closed room has none.
 - ``PREFIXroom:{CODE}:log``, stream: one entry ``e`` (msgpack) per journal record (none
   before a match starts); expires with the state.
 - ``PREFIXroom:{CODE}:lease``, string ``NODE:FENCE``: the process that runs the room; expires
@@ -62,6 +64,9 @@ class Keys:
 
     def room_state(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:state"
+
+    def room_tail(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:tail"
 
     def room_log(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:log"

@@ -26,6 +26,7 @@ class _Room:
     state: bytes = b""
     fence: int = 0
     log: list[bytes] = field(default_factory=list)
+    tail: list[bytes] = field(default_factory=list)
 
 
 class MemoryRedis:
@@ -127,13 +128,25 @@ class MemoryStore:
 
     # --- rooms ------------------------------------------------------------------------
 
-    def _save(self, code: str, expected: int, version: int, state: bytes, fence: int) -> None:
+    def _save(
+        self,
+        code: str,
+        expected: int,
+        version: int,
+        state: bytes | None,
+        fence: int,
+        step: bytes | None = None,
+    ) -> None:
         room = self.data.rooms.get(code) or _Room()
         if room.fence > fence:
             raise StoreFenced(f"room {code}: FENCED by token {room.fence}")
         if room.version != expected:
             raise StoreConflict(f"room {code}: CONFLICT stored version {room.version}")
-        room.version, room.state, room.fence = version, state, fence
+        room.version, room.fence = version, fence
+        if state:
+            room.state, room.tail = state, []
+        else:
+            room.tail.append(step or b"")
         self.data.rooms[code] = room
         self.writes.append((code, expected, version, fence))
 
@@ -142,16 +155,17 @@ class MemoryStore:
         code: str,
         expected_version: int,
         version: int,
-        state: bytes,
+        state: bytes | None,
         journal: list[dict[str, Any]],
         closed: bool = False,
         fence: int = 0,
         keep: bool = True,
+        step: bytes | None = None,
     ) -> None:
         self._up()
         if expected_version < 0 and not closed:
             self.data.active.add(code)
-        self._save(code, expected_version, version, state, fence)
+        self._save(code, expected_version, version, state, fence, step)
         self.data.rooms[code].log.extend(pack(record) for record in journal)
         if closed:
             self.data.active.discard(code)
@@ -173,7 +187,12 @@ class MemoryStore:
     async def load_room(self, code: str) -> dict[str, Any] | None:
         self._up()
         room = self.data.rooms.get(code)
-        return None if room is None or not room.state else dict(unpack(room.state))
+        if room is None or not room.state:
+            return None
+        data = dict(unpack(room.state))
+        if room.tail:
+            data["tail"] = [unpack(record) for record in room.tail]
+        return data
 
     async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]:
         return [await self.load_room(code) for code in codes]

@@ -51,24 +51,32 @@ from server.store.keys import DEFAULT_PREFIX, Keys
 #: that ran it may still act on it, and a late request finds it closed, not a stranger's.
 CLOSED_BRIEFLY = 60
 
-#: KEYS: state hash, log stream, fence counter. ARGV: expected version (-1: none yet), new
-#: version, state blob, TTL seconds (0: none; the room closes), the writer's fencing token
-#: (0: none), then one blob per journal record. A writer whose token is below the one that
-#: last wrote is a stale owner. A new room's keys lose any TTL left by an earlier room of
-#: the same code; a closing room's keys, the fence too, all get the TTL (while the room
+#: KEYS: state hash, log stream, fence counter, tail list. ARGV: expected version (-1: none
+#: yet), new version, the whole room ('' for a step), TTL seconds (0: none; the room closes),
+#: the writer's fencing token (0: none), one step record ('' for a whole room), then one
+#: blob per journal record. A whole room replaces the state and drops the tail; a step is
+#: appended to the tail (``server/rooms/steps.py``). A writer whose token is below the one
+#: that last wrote is a stale owner. A new room's keys lose any TTL left by an earlier room
+#: of the same code; a closing room's keys, the fence too, all get the TTL (while the room
 #: lives its fence never expires: a token must not go back for a live room).
 _SAVE_ROOM = """
-local fence = redis.call('HGET', KEYS[1], 'f')
+local stored = redis.call('HMGET', KEYS[1], 'f', 'v')
+local fence, current = stored[1], stored[2]
 if fence and tonumber(fence) > tonumber(ARGV[5]) then
     return redis.error_reply('FENCED by token ' .. fence)
 end
-local current = redis.call('HGET', KEYS[1], 'v')
 if not current then current = '-1' end
 if current ~= ARGV[1] then
     return redis.error_reply('CONFLICT stored version ' .. current)
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'f', ARGV[5])
-for i = 6, #ARGV do
+if ARGV[3] ~= '' then
+    redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'f', ARGV[5])
+    redis.call('DEL', KEYS[4])
+else
+    redis.call('HSET', KEYS[1], 'v', ARGV[2], 'f', ARGV[5])
+    redis.call('RPUSH', KEYS[4], ARGV[6])
+end
+for i = 7, #ARGV do
     redis.call('XADD', KEYS[2], '*', 'e', ARGV[i])
 end
 local ttl = tonumber(ARGV[4])
@@ -78,6 +86,14 @@ elseif ARGV[1] == '-1' then
     for i = 2, 3 do redis.call('PERSIST', KEYS[i]) end
 end
 return 1
+"""
+
+#: KEYS: state hash, tail list. The whole room as last written and the step records since,
+#: read at one moment; nil when there is no room.
+_LOAD_ROOM = """
+local whole = redis.call('HGET', KEYS[1], 's')
+if not whole then return false end
+return {whole, redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
 #: KEYS: queue, entries. ARGV: player id, now, entry blob. 0 if already queued, else the
@@ -195,6 +211,18 @@ return 1
 
 def pack(data: Any) -> bytes:
     return cast(bytes, msgpack.packb(data, use_bin_type=True))
+
+
+def stored_room(reply: Any) -> dict[str, Any] | None:
+    """A room as ``_LOAD_ROOM`` read it: its whole state, with a ``tail`` of step records
+    when some were saved since; None when there is no room."""
+    if reply is None:
+        return None
+    whole, tail = reply
+    data = cast(dict[str, Any], unpack(whole))
+    if tail:
+        data["tail"] = [unpack(record) for record in tail]
+    return data
 
 
 def unpack(blob: bytes) -> Any:
@@ -355,14 +383,16 @@ class RedisStore:
         code: str,
         expected_version: int,
         version: int,
-        state: bytes,
+        state: bytes | None,
         journal: list[dict[str, Any]],
         closed: bool = False,
         fence: int = 0,
         keep: bool = True,
+        step: bytes | None = None,
     ) -> None:
-        """Write the packed state and append the journal atomically, if the stored version
-        is ``expected_version`` (-1 for a room not yet stored) and no later owner (a higher
+        """Write the packed state (or append one packed ``step`` record to the room's tail,
+        ``state`` None) and append the journal atomically, if the stored version is
+        ``expected_version`` (-1 for a room not yet stored) and no later owner (a higher
         fencing token) has written the room. A closing room's keys expire after
         ``finished_ttl`` (``keep``: a match for replay) or ``CLOSED_BRIEFLY``, and it
         leaves the active and watchable sets."""
@@ -372,9 +402,10 @@ class RedisStore:
         args: list[Any] = [
             expected_version,
             version,
-            state,
+            state or b"",
             ttl,
             fence,
+            step or b"",
             *(pack(record) for record in journal),
         ]
         try:
@@ -383,12 +414,7 @@ class RedisStore:
             # reads and drops, never a room that recovery would miss.
             if expected_version < 0 and not closed:
                 await self.redis.sadd(self.keys.active_rooms, code)
-            keys = [
-                self.keys.room_state(code),
-                self.keys.room_log(code),
-                self.keys.room_fence(code),
-            ]
-            await self.room_saves.call(keys, args)
+            await self.room_saves.call(self._room_keys(code), args)
             if closed:
                 await self.redis.srem(self.keys.active_rooms, code)
                 await self.redis.zrem(self.keys.watchable, code)
@@ -413,12 +439,8 @@ class RedisStore:
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for code, expected, version, state, fence in writes:
-                    keys = (
-                        self.keys.room_state(code),
-                        self.keys.room_log(code),
-                        self.keys.room_fence(code),
-                    )
-                    pipe.eval(_SAVE_ROOM, len(keys), *keys, expected, version, state, 0, fence)
+                    keys = self._room_keys(code)
+                    pipe.eval(_SAVE_ROOM, len(keys), *keys, expected, version, state, 0, fence, b"")
                 results: Any = await pipe.execute(raise_on_error=False)
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
@@ -508,12 +530,20 @@ class RedisStore:
             raise await self._unavailable(str(exc)) from exc
         return [code for code, n in zip(codes, held, strict=True) if not n]
 
+    def _room_keys(self, code: str) -> list[str]:
+        """The keys ``_SAVE_ROOM`` writes."""
+        keys = self.keys
+        return [
+            keys.room_state(code),
+            keys.room_log(code),
+            keys.room_fence(code),
+            keys.room_tail(code),
+        ]
+
     async def load_room(self, code: str) -> dict[str, Any] | None:
-        try:
-            blob: Any = await self.redis.hget(self.keys.room_state(code), "s")
-        except StoreFailure as exc:
-            raise await self._unavailable(str(exc)) from exc
-        return None if blob is None else cast(dict[str, Any], unpack(blob))
+        """The room as last saved: its whole state, with a ``tail`` of the step records
+        saved since when there are any (``Room.from_data`` replays them)."""
+        return (await self.load_rooms([code]))[0]
 
     async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]:
         """``load_room`` for many rooms in one round trip (per node, on a cluster)."""
@@ -522,11 +552,16 @@ class RedisStore:
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for code in codes:
-                    pipe.hget(self.keys.room_state(code), "s")
-                blobs: Any = await pipe.execute()
+                    self.load_in(pipe, code)
+                found: Any = await pipe.execute()
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
-        return [None if blob is None else cast(dict[str, Any], unpack(blob)) for blob in blobs]
+        return [stored_room(reply) for reply in found]
+
+    def load_in(self, pipe: Any, code: str) -> None:
+        """Queue the read of one room in a pipeline (its reply: see ``stored_room``)."""
+        keys = (self.keys.room_state(code), self.keys.room_tail(code))
+        pipe.eval(_LOAD_ROOM, len(keys), *keys)
 
     async def active_rooms(self) -> list[str]:
         try:

@@ -15,6 +15,7 @@ from typing import Any
 from protocol.events import BidMade, MatchEnded
 from protocol.messages import CreateRoom, Snapshot, StartPractice
 from server.game.journal import close_reason, replay
+from server.rooms.room import Room
 from server.store.redis_store import CLOSED_BRIEFLY, RedisStore, pack
 from tests.redis_server import unique_prefix
 from tests.server.wire import AutoSeat, running_server, wire_client
@@ -22,6 +23,13 @@ from tests.server.wire import AutoSeat, running_server, wire_client
 IDLE = 0.5
 FINISHED_TTL = 1000.0
 LEASE_TTL = 10.0
+
+
+async def room_data(store: RedisStore, code: str) -> dict[str, Any]:
+    """The room as stored (its whole state and the steps since), as plain data; {} when
+    there is none."""
+    stored = await store.load_room(code)
+    return {} if stored is None else Room.from_data(stored).to_data()
 
 
 @dataclass
@@ -58,7 +66,8 @@ async def until_closed(store: RedisStore, code: str, timeout: float = 10.0) -> d
     """The room's stored state once it is closed."""
     async with asyncio.timeout(timeout):
         while True:
-            data = await store.load_room(code)
+            stored = await store.load_room(code)
+            data = None if stored is None else Room.from_data(stored).to_data()
             if data is not None and data["closed"] is not None:
                 return data
             await asyncio.sleep(0.02)
@@ -185,15 +194,14 @@ async def test_a_room_taken_over_after_a_restart_ends_on_time(redis_url: str) ->
             await client.send(CreateRoom(deals=3))
             code = (await client.recv_type(Snapshot)).room.code
         async with asyncio.timeout(10):
-            while (await store.load_room(code) or {}).get("idle_since") is None:
+            while (await room_data(store, code)).get("idle_since") is None:
                 await asyncio.sleep(0.02)
     # while the server is down, make its last person have gone an hour ago
     other = await RedisStore.connect(redis_url, FINISHED_TTL, 60.0, prefix=prefix, wait=5)
     try:
         stored: Any = await other.redis.hmget(other.keys.room_state(code), "v", "f")
         version, fence = int(stored[0]), int(stored[1])
-        data = await other.load_room(code)
-        assert data is not None
+        data = await room_data(other, code)
         data["idle_since"] = time.time() - 3600.0
         data["version"] = version + 1
         await other.save_room(code, version, version + 1, pack(data), [], fence=fence)

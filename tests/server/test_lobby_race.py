@@ -49,7 +49,8 @@ async def rooms_holding(servers: tuple[RunningServer, ...], player: str) -> list
     found = []
     for code in await store.active_rooms():
         data = await store.load_room(code)
-        if data is not None and data["closed"] is None and Room.from_data(data).is_member(player):
+        room = None if data is None else Room.from_data(data)
+        if room is not None and room.closed is None and room.is_member(player):
             found.append(code)
     return found
 

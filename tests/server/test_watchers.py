@@ -16,6 +16,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import CreateRoom, Error, JoinRoom, SeatBot, SeatsChanged, Snapshot, Watch
+from server.rooms.room import Room
 from server.store.redis_store import RedisStore
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, WireClient, running_server, wire_client
@@ -42,8 +43,7 @@ async def watchers_seen(client: WireClient, count: int) -> None:
 async def stored_watchers(store: RedisStore, code: str) -> list[str]:
     data = await store.load_room(code)
     assert data is not None
-    watchers: list[str] = data["watchers"]
-    return watchers
+    return Room.from_data(data).watchers
 
 
 async def test_a_watcher_connected_elsewhere_leaves_when_their_connection_ends(

@@ -102,4 +102,5 @@ async def test_no_event_goes_out_before_its_save_is_acknowledged(
     assert len({p for p, _, _ in outlet.sent}) == 2 * ROOMS  # each room's two people heard
     assert all(acked for _, _, acked in outlet.sent)
     for runner in runners:
-        assert (await store.load_room(runner.code) or {})["version"] == runner.room.version
+        stored = await store.load_room(runner.code)
+        assert stored is not None and Room.from_data(stored).version == runner.room.version

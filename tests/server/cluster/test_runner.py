@@ -10,8 +10,11 @@ import pytest
 from pydantic import BaseModel
 
 from protocol.errors import ErrorCode
+from protocol.messages import ReadyRequest, Request
+from server.bots import decide
+from server.bots.base import policy_for
 from server.rooms.room import Room, RoomError
-from server.runner import RoomRunner
+from server.runner import TAIL_MAX, RoomRunner
 from server.store.errors import StoreConflict
 from server.store.memory import MemoryRedis, MemoryStore
 
@@ -62,7 +65,8 @@ async def test_a_change_is_written_before_it_is_sent_and_says_who_came_in() -> N
 
     assert outlet.sent and all(writes == 2 for _, _, writes in outlet.sent)
     assert outlet.moves == [("ROOM1", ["bo"], [])]
-    assert (await store.load_room("ROOM1") or {})["seats"][1]["player_id"] == "bo"
+    stored = await store.load_room("ROOM1")
+    assert stored is not None and Room.from_data(stored).seats[1].player_id == "bo"
 
 
 async def test_a_change_that_cannot_be_written_sends_nothing_and_is_undone() -> None:
@@ -90,3 +94,43 @@ async def test_a_refused_change_writes_nothing() -> None:
     with pytest.raises(RoomError):
         await runner.change(lambda room: room.join("ann", "Ann", 0.0))  # seated already
     assert len(store.writes) == 1 and outlet.sent == []
+
+
+async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_saved() -> None:
+    """Requests are saved as step records after the room was saved whole, at most
+    ``TAIL_MAX`` in a row; a step that cannot be written leaves the room as the whole save
+    and the steps saved since make it, and the store rebuilds the same room."""
+    redis = MemoryRedis()
+    store = MemoryStore(redis)
+    runner = await new_runner(store, Outlet(store))
+    for person in ("bo", "cy"):
+        await runner.change(lambda room, p=person: room.join(p, p.title(), 0.0))
+    for person in ("ann", "bo", "cy"):
+        await runner.request(person, ReadyRequest())  # the match starts
+    tail = store.data.rooms["ROOM1"].tail
+    assert len(tail) == 3
+
+    def next_move() -> tuple[str, Request]:
+        match = runner.room.match
+        assert match is not None and match.turn is not None
+        request = decide(policy_for("easy"), match.view_for(match.turn, 0.0))
+        assert request is not None
+        return runner.room.seats[match.turn].player_id or "", request
+
+    await runner.request(*next_move())
+    saved = runner.room.to_data()
+    redis.down = True
+    with pytest.raises(RoomError):
+        await runner.request(*next_move())
+    assert runner.room.to_data() == saved
+    redis.down = False
+    stored = await store.load_room("ROOM1")
+    assert stored is not None and Room.from_data(stored).to_data() == saved
+
+    lengths = []
+    for _ in range(TAIL_MAX + 1):
+        await runner.request(*next_move())
+        lengths.append(len(store.data.rooms["ROOM1"].tail))
+    assert max(lengths) == TAIL_MAX and lengths[-1] < TAIL_MAX  # then saved whole
+    stored = await store.load_room("ROOM1")
+    assert stored is not None and Room.from_data(stored).to_data() == runner.room.to_data()

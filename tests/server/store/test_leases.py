@@ -11,7 +11,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Snapshot, StartPractice
-from server.rooms.room import RoomError
+from server.rooms.room import Room, RoomError
 from server.store.redis_store import RedisStore, StoreFenced, pack
 from tests.redis_server import unique_prefix
 from tests.server.store import checks
@@ -92,8 +92,9 @@ async def test_a_process_that_lost_its_lease_lets_the_room_go(redis_url: str) ->
             await first.app.store.redis.delete(first.app.store.keys.room_lease(code))
             fence = await first.app.store.acquire_lease(code, "elsewhere:1", ttl=30)
             assert fence > runner.fence
-            data = await first.app.store.load_room(code)
-            assert data is not None
+            stored = await first.app.store.load_room(code)
+            assert stored is not None
+            data = Room.from_data(stored).to_data()
             await first.app.store.save_room(
                 code, data["version"], data["version"] + 1, pack(data), [], fence=fence
             )

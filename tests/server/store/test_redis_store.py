@@ -9,8 +9,12 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from server.rooms.room import Room
+from protocol.messages import PassRequest
+from server.rooms.room import Actor, BotActor, Room
+from server.rooms.steps import RequestStep, StepTaken
+from server.store.base import RoomStore
 from server.store.keys import Keys
+from server.store.memory import MemoryStore
 from server.store.redis_store import (
     RedisStore,
     StoreConflict,
@@ -107,3 +111,38 @@ async def test_an_unreachable_redis_is_unavailable_not_a_crash() -> None:
 def test_blobs_round_trip() -> None:
     data = a_room().to_data()
     assert unpack(pack(data)) == data
+
+
+@pytest.mark.parametrize("kind", ["redis", "memory"])
+async def test_steps_are_kept_as_a_tail_that_a_whole_save_drops(
+    store: RedisStore, kind: str
+) -> None:
+    """A step saves its record beside the room saved whole; loading gives both, and the
+    room they rebuild; the next whole save (and a new room of the same code) drops them."""
+    used: RoomStore = store if kind == "redis" else MemoryStore()
+    room = a_room()
+    await used.save_room("ABCDE", -1, room.version, pack(room.to_data()), room.take_journal())
+    whole_version = room.version
+    rng = random.Random(2)
+    for _ in range(3):
+        turn = room.match.turn if room.match else None
+        assert turn is not None
+        actor: Actor = "alice" if turn == 0 else BotActor(turn)
+        taken = StepTaken(RequestStep(actor, PassRequest()), 1001.0, rng)
+        before = room.version
+        taken.apply(room)
+        room.saved_at = 1001.5
+        record = taken.record(room.version, room.saved_at)
+        await used.save_room(
+            "ABCDE", before, room.version, None, room.take_journal(), step=pack(record)
+        )
+    loaded = await used.load_room("ABCDE")
+    assert loaded is not None
+    assert loaded["version"] == whole_version and len(loaded["tail"]) == 3
+    assert Room.from_data(loaded).to_data() == room.to_data()
+    kinds = [r["k"] for r in await used.read_log("ABCDE")]
+    assert kinds.count("cmd") == 3  # (three passes: a new deal, its draw journalled too)
+    await used.save_room("ABCDE", room.version, room.version + 1, pack({"version": 9}), [])
+    assert await used.load_room("ABCDE") == {"version": 9}
+    if kind == "redis":
+        assert not await store.redis.exists(store.keys.room_tail("ABCDE"))

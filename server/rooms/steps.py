@@ -1,0 +1,121 @@
+"""Steps: the changes a room saves as what changed rather than as the whole room.
+
+A request from a seat (a person's or a bot's) and a clock that ran out are the changes of
+almost every save. Each is a function of the room as it stood, the request, the time and
+the random draws it made, so the store keeps it as a *step record* (``StepRecord``): the
+step, its time, its draws, the version it made and when it was saved. A room is stored as
+a snapshot (``Room.to_data``) and the tail of step records since; loading it replays the
+tail over the snapshot (``replay_tail``, called by ``Room.from_data``). Every other change
+(entering, leaving, a takeover, the lobby's) saves the whole room, which drops the tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import Refusal
+from protocol.messages import CLIENT_ADAPTER, Request
+from server.game.deal import RandomSource
+from server.game.journal import RecordingRandom, ReplayRandom
+
+if TYPE_CHECKING:
+    from server.rooms.room import Actor, Delivery, Room
+
+StepRecord = dict[str, Any]
+
+
+class TailMismatch(Exception):
+    """A stored tail that does not follow its snapshot (a version out of order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestStep:
+    """A person's or a bot's request, as ``Room.handle`` takes it."""
+
+    actor: Actor
+    request: Request
+
+    def apply(self, room: Room, now: float, rng: RandomSource) -> list[Delivery]:
+        return room.handle(self.actor, self.request, now, rng)
+
+    def to_data(self) -> dict[str, Any]:
+        from server.rooms.room import BotActor
+
+        actor = self.actor
+        who: Any = {"bot": actor.seat} if isinstance(actor, BotActor) else actor
+        return {"actor": who, "request": self.request.model_dump(mode="json")}
+
+
+@dataclass(frozen=True, slots=True)
+class ClockStep:
+    """The clock of the seat on turn (or of the pause between deals) ran out."""
+
+    def apply(self, room: Room, now: float, rng: RandomSource) -> list[Delivery]:
+        return room.clock_ran_out(now, rng)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"clock": True}
+
+
+Step = RequestStep | ClockStep
+
+
+def step_from_data(data: dict[str, Any]) -> Step:
+    if data.get("clock"):
+        return ClockStep()
+    from server.rooms.room import BotActor
+
+    who = data["actor"]
+    actor: Actor = BotActor(who["bot"]) if isinstance(who, dict) else who
+    request = CLIENT_ADAPTER.validate_python(data["request"])
+    if not isinstance(request, Request):
+        raise TailMismatch(f"a stored step holds a {type(request).__name__}, not a request")
+    return RequestStep(actor, request)
+
+
+class StepTaken:
+    """One step applied to a room, its draws recorded: ``apply`` runs it, ``record`` is
+    what the store keeps of it (once the room's version and save time are known)."""
+
+    def __init__(self, step: Step, now: float, rng: RandomSource) -> None:
+        self.step = step
+        self.now = now
+        self.draws: list[dict[str, Any]] = []
+        self.rng = RecordingRandom(rng, self.draws)
+
+    def apply(self, room: Room) -> list[Delivery]:
+        """Apply the step, then note who is connected (as every change does)."""
+        deliveries = self.step.apply(room, self.now, self.rng)
+        room.note_presence(self.now)
+        return deliveries
+
+    def record(self, version: int, saved_at: float) -> StepRecord:
+        return {
+            "step": self.step.to_data(),
+            "now": self.now,
+            "draws": self.draws,
+            "version": version,
+            "saved_at": saved_at,
+        }
+
+
+def replay_tail(room: Room, tail: Iterable[StepRecord]) -> None:
+    """Apply stored step records, in order, to the room built from their snapshot. Raises
+    ``TailMismatch`` when a record is refused or does not lead to the version it recorded
+    (a tail that is not this snapshot's)."""
+    for record in tail:
+        step = step_from_data(record["step"])
+        try:
+            step.apply(room, record["now"], ReplayRandom(record["draws"]))
+        except Refusal as exc:
+            raise TailMismatch(f"room {room.code}: a stored step was refused: {exc}") from exc
+        room.note_presence(record["now"])
+        room.take_journal()  # stored already, beside the step
+        if room.version != record["version"]:
+            raise TailMismatch(
+                f"room {room.code}: a step led to version {room.version}, "
+                f"recorded {record['version']}"
+            )
+        room.saved_at = record["saved_at"]
