@@ -360,15 +360,24 @@ class Room:
 
     def members(self) -> list[str]:
         """Everyone in the room: seated persons (present or not) and watchers."""
-        return [p for p in self.people() if not self._has_left(p)] + list(self.watchers)
+        seated = [
+            s.player_id
+            for s in self.seats
+            if s.kind == "person" and s.player_id and not s.held and not s.left
+        ]
+        return seated + self.watchers
 
     def audience(self) -> list[str]:
         """Everyone who gets the room's public messages now: seated persons connected
         (anywhere) and watchers (who leave when their connection ends). A person whose seat
         is marked disconnected is sent nothing: their snapshot brings them up to date when
         they come back, and nothing is published for a connection that is not there."""
-        present = [s.player_id for s in self.seats if s.kind == "person" and s.connected]
-        return [p for p in present if p and not self._has_left(p)] + list(self.watchers)
+        present = [
+            s.player_id
+            for s in self.seats
+            if s.kind == "person" and s.connected and s.player_id and (s.held or not s.left)
+        ]  # (a held seat is not the person's seat yet: whether it was left does not count)
+        return present + self.watchers
 
     def is_member(self, player_id: str) -> bool:
         """Seated (and not gone) or watching."""

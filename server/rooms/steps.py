@@ -45,7 +45,9 @@ class RequestStep:
 
         actor = self.actor
         who: Any = {"bot": actor.seat} if isinstance(actor, BotActor) else actor
-        return {"actor": who, "request": self.request.model_dump(mode="json")}
+        # A request's fields are plain data (ints, strs, lists of ints): its attributes
+        # are its dump, at a tenth of model_dump's cost.
+        return {"actor": who, "request": dict(vars(self.request))}
 
 
 @dataclass(frozen=True, slots=True)

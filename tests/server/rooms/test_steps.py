@@ -12,10 +12,15 @@ import pytest
 from protocol.chat import ChatPhrase
 from protocol.errors import Refusal
 from protocol.messages import (
+    BidRequest,
     Chat,
+    PassRequest,
+    PlayRequest,
     ReadyRequest,
+    Request,
     ResumeRequest,
     SeatBot,
+    SetBotSpeed,
 )
 from server.bots import decide
 from server.bots.base import policy_for
@@ -27,6 +32,7 @@ from server.rooms.steps import (
     StepRecord,
     StepTaken,
     TailMismatch,
+    step_from_data,
 )
 
 NOW = 1000.0
@@ -111,3 +117,22 @@ def test_a_tail_that_does_not_follow_its_snapshot_is_refused() -> None:
     record = stored(taken.record(room.version, NOW))
     with pytest.raises(TailMismatch):
         Room.from_data({**snapshot, "tail": [record, record]})
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        Chat(id=1, phrase="hello"),
+        SeatBot(id=2, seat=1, level="strong"),
+        SetBotSpeed(id=3, speed="fast"),
+        ReadyRequest(id=4),
+        ResumeRequest(id=5),
+        BidRequest(id=6, value=3, version=7),
+        PassRequest(id=7),
+        PlayRequest(id=8, ranks=[3, 3, 17], version=9),
+    ],
+)
+def test_every_room_request_is_stored_as_the_protocol_dumps_it(request_: Request) -> None:
+    data = stored(RequestStep("alice", request_).to_data())
+    assert data["request"] == request_.model_dump(mode="json")
+    assert step_from_data(data) == RequestStep("alice", request_)
