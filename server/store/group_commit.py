@@ -14,7 +14,8 @@ One batch is in flight at a time: what is asked for meanwhile forms the next bat
 soon as the answer to this one is in (the more load, the bigger the batches). A script
 Redis has forgotten (a restart, ``SCRIPT FLUSH``) is loaded again and its commands retried
 once. (On a Redis Cluster the script's text goes with every call instead: redis-py's cluster
-pipeline refuses ``EVALSHA``.)
+pipeline refuses ``EVALSHA``.) On a single Redis the batches go on a ``RedisLine``
+(``server/store/line.py``): the same commands, without redis-py's per-command layers.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
+from server.store.line import RedisLine
+
 #: One queued script call: its keys, its arguments, and the future its caller awaits.
 Call = tuple[Sequence[str], Sequence[Any], "asyncio.Future[Any]"]
 
@@ -40,8 +43,11 @@ class GroupCommit:
         redis: Redis | RedisCluster,
         script: str,
         on_batch: Callable[[int], None] | None = None,
+        line: RedisLine | None = None,
     ) -> None:
         self.redis = redis
+        #: The lean connection the batches go on, when there is one (a single Redis).
+        self.line = line
         self.script = script
         self.sha: str = redis.register_script(script).sha
         # redis-py's cluster pipeline refuses EVALSHA: there the script's text goes along
@@ -111,6 +117,11 @@ class GroupCommit:
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
         if self.on_batch is not None:
             self.on_batch(len(calls))
+        if self.line is not None and self._by_sha:
+            sha = self.sha
+            return await self.line.execute(
+                [("EVALSHA", sha, len(keys), *keys, *args) for keys, args, _ in calls]
+            )
         async with self.redis.pipeline(transaction=False) as pipe:
             for keys, args, _ in calls:
                 if self._by_sha:

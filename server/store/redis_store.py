@@ -45,6 +45,7 @@ from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.group_commit import GroupCommit
 from server.store.keys import DEFAULT_PREFIX, Keys
+from server.store.line import RedisLine, line_for
 
 #: Seconds a closed room not worth keeping (no match played, see ``Room.worth_keeping``)
 #: stays: longer than a lease, so its code is not given to a new room while a process
@@ -236,8 +237,11 @@ class RedisStore:
         finished_ttl: float,
         session_ttl: float,
         prefix: str = DEFAULT_PREFIX,
+        line: RedisLine | None = None,
     ) -> None:
         self.redis = redis
+        #: The lean connection of the hot path's commands (a single Redis; else None).
+        self.line = line
         #: The URL the store was opened with (``subscriber`` connects alongside it).
         self.url: str | None = None
         #: The Sentinels and the service, for a store on a Sentinel-managed primary.
@@ -249,7 +253,7 @@ class RedisStore:
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
         #: Every room save, batched per loop turn (``server.store.group_commit``).
-        self.room_saves = GroupCommit(redis, _SAVE_ROOM)
+        self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line)
         self._enqueue = redis.register_script(_ENQUEUE)
         self._acquire = redis.register_script(_ACQUIRE)
         self._take_match = redis.register_script(_TAKE_MATCH)
@@ -274,7 +278,8 @@ class RedisStore:
             return cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix)
         base, cluster = split_cluster_hint(url)
         redis = cluster_client(base) if cluster else single_client(base)
-        store = cls(redis, finished_ttl, session_ttl, prefix)
+        line = None if cluster else line_for(base, TIMEOUT)
+        store = cls(redis, finished_ttl, session_ttl, prefix, line)
         store.url = base
         return store
 
@@ -305,7 +310,8 @@ class RedisStore:
         if not cluster:
             cluster = await is_cluster(base, wait)
         redis = cluster_client(base) if cluster else single_client(base)
-        store = cls(redis, finished_ttl, session_ttl, prefix)
+        line = None if cluster else line_for(base, TIMEOUT)
+        store = cls(redis, finished_ttl, session_ttl, prefix, line)
         store.url = base
         return store
 
@@ -353,6 +359,8 @@ class RedisStore:
 
     async def close(self) -> None:
         await self.room_saves.close()
+        if self.line is not None:
+            await self.line.close()
         await self.redis.aclose()
         if self._sentinel is not None:
             await self._sentinel.aclose()
@@ -759,6 +767,11 @@ class RedisStore:
                         # (pipe.publish is refused by a cluster pipeline: one node is named)
                         cpipe.execute_command("PUBLISH", channel, payload, target_nodes=node)
                     await cpipe.execute()
+            elif self.line is not None:
+                replies = await self.line.execute([("PUBLISH", c, p) for c, p in messages])
+                for reply in replies:
+                    if isinstance(reply, redis_errors.ResponseError):
+                        raise reply
             else:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for channel, payload in messages:
