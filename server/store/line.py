@@ -198,3 +198,20 @@ class RedisLine:
         link, self._link = self._link, None
         if link is not None and link.transport is not None:
             link.transport.close()
+
+
+class LineScript:
+    """A Lua script run on a ``RedisLine``, called as redis-py's ``Script`` is
+    (``await script(keys=[...], args=[...])``): by its SHA, by its text when Redis has
+    forgotten it; an error reply raised as redis-py's ``ResponseError``."""
+
+    def __init__(self, line: RedisLine, text: str, sha: str) -> None:
+        self.line, self.text, self.sha = line, text, sha
+
+    async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
+        (reply,) = await self.line.execute([("EVALSHA", self.sha, len(keys), *keys, *args)])
+        if isinstance(reply, redis_errors.NoScriptError):
+            (reply,) = await self.line.execute([("EVAL", self.text, len(keys), *keys, *args)])
+        if isinstance(reply, redis_errors.ResponseError):
+            raise reply
+        return reply

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import random
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 import msgpack
@@ -45,7 +45,7 @@ from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.group_commit import GroupCommit
 from server.store.keys import DEFAULT_PREFIX, Keys
-from server.store.line import RedisLine, line_for
+from server.store.line import LineScript, RedisLine, line_for
 
 #: Seconds a closed room not worth keeping (no match played, see ``Room.worth_keeping``)
 #: stays: longer than a lease, so its code is not given to a new room while a process
@@ -254,15 +254,35 @@ class RedisStore:
         self.session_ttl = max(1, int(session_ttl))
         #: Every room save, batched per loop turn (``server.store.group_commit``).
         self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line)
-        self._enqueue = redis.register_script(_ENQUEUE)
-        self._acquire = redis.register_script(_ACQUIRE)
-        self._take_match = redis.register_script(_TAKE_MATCH)
-        self._leave_queue = redis.register_script(_LEAVE_QUEUE)
-        self._save_session = redis.register_script(_SAVE_SESSION)
-        self._load_session = redis.register_script(_LOAD_SESSION)
-        self._release_lock = redis.register_script(_RELEASE_LOCK)
-        self._note_watched = redis.register_script(_NOTE_WATCHED)
-        self._claim_rematch = redis.register_script(_CLAIM_REMATCH)
+        self._enqueue = self._script(_ENQUEUE)
+        self._acquire = self._script(_ACQUIRE)
+        self._take_match = self._script(_TAKE_MATCH)
+        self._leave_queue = self._script(_LEAVE_QUEUE)
+        self._save_session = self._script(_SAVE_SESSION)
+        self._load_session = self._script(_LOAD_SESSION)
+        self._release_lock = self._script(_RELEASE_LOCK)
+        self._note_watched = self._script(_NOTE_WATCHED)
+        self._claim_rematch = self._script(_CLAIM_REMATCH)
+
+    def _script(self, text: str) -> Callable[..., Awaitable[Any]]:
+        """A Lua script to call: on the lean line when there is one, else redis-py's."""
+        script = self.redis.register_script(text)
+        return script if self.line is None else LineScript(self.line, text, script.sha)
+
+    async def _commands(self, *commands: tuple[Any, ...]) -> list[Any]:
+        """Plain commands in one round trip, their replies as Redis gave them (on the
+        lean line when there is one); an error reply is raised."""
+        if self.line is not None:
+            replies = await self.line.execute(commands)
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies = await pipe.execute(raise_on_error=False)
+        for reply in replies:
+            if isinstance(reply, redis_errors.ResponseError):
+                raise reply
+        return replies
 
     @classmethod
     def from_url(
@@ -421,11 +441,12 @@ class RedisStore:
             # its closing state is written: a crash in between leaves a code that recovery
             # reads and drops, never a room that recovery would miss.
             if expected_version < 0 and not closed:
-                await self.redis.sadd(self.keys.active_rooms, code)
+                await self._commands(("SADD", self.keys.active_rooms, code))
             await self.room_saves.call(self._room_keys(code), args)
             if closed:
-                await self.redis.srem(self.keys.active_rooms, code)
-                await self.redis.zrem(self.keys.watchable, code)
+                await self._commands(
+                    ("SREM", self.keys.active_rooms, code), ("ZREM", self.keys.watchable, code)
+                )
         except redis_errors.ResponseError as exc:
             if str(exc).startswith("FENCED"):
                 raise StoreFenced(f"room {code}: {exc}") from exc
@@ -652,13 +673,21 @@ class RedisStore:
         if not entries:
             return
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for player_id, entry in entries.items():
-                    key = self.keys.history(player_id)
-                    pipe.lpush(key, pack(entry))
-                    pipe.ltrim(key, 0, keep - 1)
-                    pipe.expire(key, self.finished_ttl)
-                await pipe.execute()
+            commands: list[tuple[Any, ...]] = []
+            for player_id, entry in entries.items():
+                key = self.keys.history(player_id)
+                commands += [
+                    ("LPUSH", key, pack(entry)),
+                    ("LTRIM", key, 0, keep - 1),
+                    ("EXPIRE", key, self.finished_ttl),
+                ]
+            if self.line is not None:
+                await self._commands(*commands)
+            else:  # (a cluster pipeline sends each to its key's node)
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for command in commands:
+                        pipe.execute_command(*command)
+                    await pipe.execute()
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
 
@@ -694,7 +723,8 @@ class RedisStore:
 
     async def is_queued(self, player_id: str) -> bool:
         try:
-            return await self.redis.zscore(self.keys.quick_queue, player_id) is not None
+            (score,) = await self._commands(("ZSCORE", self.keys.quick_queue, player_id))
+            return score is not None
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
 
@@ -738,8 +768,10 @@ class RedisStore:
         """Take the lock ``key`` for ``holder`` (a random value) for ``ttl`` seconds; False
         when another holds it."""
         try:
-            taken = await self.redis.set(key, holder, nx=True, px=max(1, int(ttl * 1000)))
-        except StoreFailure as exc:
+            (taken,) = await self._commands(
+                ("SET", key, holder, "NX", "PX", max(1, int(ttl * 1000)))
+            )
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return bool(taken)
 

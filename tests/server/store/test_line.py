@@ -11,7 +11,7 @@ import pytest
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 
-from server.store.line import RedisLine, line_for
+from server.store.line import LineScript, RedisLine, line_for
 from tests.redis_server import RedisProcess
 
 
@@ -108,3 +108,23 @@ async def test_a_redis_that_is_not_there_is_a_connection_error() -> None:
     line = RedisLine("127.0.0.1", 1, None, 0, None, None, 1.0)
     with pytest.raises(redis_errors.ConnectionError):
         await line.execute([("PING",)])
+
+
+async def test_a_script_runs_by_its_sha_and_again_by_its_text_once_redis_forgot_it(
+    redis_url: str, key_prefix: str
+) -> None:
+    line = line_for(redis_url, 2.0)
+    assert line is not None
+    admin = Redis.from_url(redis_url)
+    text = "return redis.call('INCR', KEYS[1]) + tonumber(ARGV[1])"
+    try:
+        script = LineScript(line, text, admin.register_script(text).sha)
+        key = f"{key_prefix}count"
+        assert await script(keys=[key], args=[10]) == 11
+        await admin.script_flush()
+        assert await script(keys=[key], args=[10]) == 12  # sent as text, then known again
+        with pytest.raises(redis_errors.ResponseError):
+            await script(keys=[key], args=["not a number"])
+    finally:
+        await line.close()
+        await admin.aclose()
