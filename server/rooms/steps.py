@@ -30,7 +30,7 @@ class TailMismatch(Exception):
     """A stored tail that does not follow its snapshot (a version out of order)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestStep:
     """A person's or a bot's request, as ``Room.handle`` takes it."""
 
@@ -50,7 +50,7 @@ class RequestStep:
         return {"actor": who, "request": dict(vars(self.request))}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClockStep:
     """The clock of the seat on turn (or of the pause between deals) ran out."""
 
