@@ -208,6 +208,22 @@ class LineScript:
     def __init__(self, line: RedisLine, text: str, sha: str) -> None:
         self.line, self.text, self.sha = line, text, sha
 
+    async def many(self, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[Any]:
+        """The script on each ``(keys, args)``, in one round trip (two when Redis had
+        forgotten it): each reply, an error reply as its ``ResponseError``."""
+        sha, text = self.sha, self.text
+        replies = await self.line.execute(
+            [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+        )
+        forgotten = [i for i, r in enumerate(replies) if isinstance(r, redis_errors.NoScriptError)]
+        if forgotten:
+            again = await self.line.execute(
+                [("EVAL", text, len(calls[i][0]), *calls[i][0], *calls[i][1]) for i in forgotten]
+            )
+            for i, reply in zip(forgotten, again, strict=True):
+                replies[i] = reply
+        return replies
+
     async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
         (reply,) = await self.line.execute([("EVALSHA", self.sha, len(keys), *keys, *args)])
         if isinstance(reply, redis_errors.NoScriptError):

@@ -125,6 +125,10 @@ async def test_a_script_runs_by_its_sha_and_again_by_its_text_once_redis_forgot_
         assert await script(keys=[key], args=[10]) == 12  # sent as text, then known again
         with pytest.raises(redis_errors.ResponseError):
             await script(keys=[key], args=["not a number"])
+        await admin.script_flush()
+        replies = await script.many([([key], [0]), ([key], ["x"]), ([key], [100])])
+        assert replies[0] == 4 and replies[2] == 106  # in one batch, after NOSCRIPT
+        assert isinstance(replies[1], redis_errors.ResponseError)  # its own error
     finally:
         await line.close()
         await admin.aclose()
