@@ -182,6 +182,7 @@ class App:
         player whose room is not back yet brings it back first). The leases are renewed
         from the start too, so that rooms taken back early do not lose their leases while
         thousands of others are still loading."""
+        self.metrics.watch_gc()
         await self.relay.start()
         self.accepting = True
         self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
@@ -193,6 +194,7 @@ class App:
         """Stop matching and every room's clock and bots, and give up their leases so that
         another process may run them at once (the process is going down)."""
         self.directory.closing = True
+        self.metrics.unwatch_gc()
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()

@@ -5,12 +5,16 @@ operator watches: connections, rooms by state, requests and their latency (recei
 every message it caused was handed to the sockets; frames refused unread over the rate are
 ``type="unread", outcome="rate_limited"``), connections refused at the caps and dropped for
 abuse, timeouts, bot takeovers, Redis errors,
-and bot decision time.
+bot decision time, and the pauses of Python's garbage collector (while ``watch_gc``), which
+stop every player's requests at once.
 """
 
 from __future__ import annotations
 
+import gc
+import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -20,6 +24,7 @@ from pydantic import BaseModel
 from protocol.events import BidMade, CardsPlayed, Passed, SeatControl
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+GC_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 BOT_BUCKETS = (0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 ROOM_STATES = ("waiting", "bidding", "playing", "between_deals", "over")
 
@@ -96,6 +101,31 @@ class Metrics:
             buckets=BOT_BUCKETS,
             registry=r,
         )
+
+        self.gc_pauses = Histogram(
+            "ddz_gc_pause_seconds",
+            "pauses of the garbage collector, by generation collected",
+            ["generation"],
+            buckets=GC_BUCKETS,
+            registry=r,
+        )
+        self._gc_children = [self.gc_pauses.labels(str(g)) for g in range(3)]
+        self._gc_started = 0.0
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self._gc_children[info["generation"]].observe(time.perf_counter() - self._gc_started)
+
+    def watch_gc(self) -> None:
+        """Observe every collection's pause from now on (``unwatch_gc`` stops it)."""
+        if self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+
+    def unwatch_gc(self) -> None:
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
 
     def request_done(self, kind: str, outcome: str, seconds: float) -> None:
         """Count one request and observe its latency. The labelled children are looked up

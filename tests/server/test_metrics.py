@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import urllib.request
 
 from protocol.events import MatchEnded, SeatControl
@@ -56,3 +57,17 @@ async def test_metrics_count_timeouts_and_takeovers(redis_url: str) -> None:
             value(text, 'ddz_rooms{state="bidding"}') + value(text, 'ddz_rooms{state="playing"}')
             == 1
         )
+
+
+async def test_the_garbage_collectors_pauses_are_observed_while_the_server_runs(
+    redis_url: str,
+) -> None:
+    async with running_server(redis_url) as srv:
+        before = value(await asyncio.to_thread(scrape, srv.url), FULL_PAUSES)
+        gc.collect()
+        assert value(await asyncio.to_thread(scrape, srv.url), FULL_PAUSES) == before + 1
+        metrics = srv.app.metrics
+    assert metrics._on_gc not in gc.callbacks  # the app closed: nothing left behind
+
+
+FULL_PAUSES = 'ddz_gc_pause_seconds_count{generation="2"}'
