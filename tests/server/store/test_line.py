@@ -5,6 +5,7 @@ link or a silent Redis failing what waits (and the next call connecting again)."
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,21 @@ from redis.asyncio import Redis
 
 from server.store.line import LineScript, RedisLine, line_for
 from tests.redis_server import RedisProcess
+
+
+@pytest.fixture
+async def line(redis_url: str) -> AsyncIterator[RedisLine]:
+    made = line_for(redis_url, 2.0)
+    assert made is not None
+    yield made
+    await made.close()
+
+
+@pytest.fixture
+async def admin(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
 
 
 def test_only_plain_and_unix_urls_get_a_line() -> None:
@@ -26,22 +42,17 @@ def test_only_plain_and_unix_urls_get_a_line() -> None:
 
 
 async def test_replies_come_back_in_order_with_error_replies_in_their_place(
-    redis_url: str, key_prefix: str
+    line: RedisLine, key_prefix: str
 ) -> None:
-    line = line_for(redis_url, 2.0)
-    assert line is not None
-    try:
-        key = f"{key_prefix}n"
-        replies = await line.execute(
-            [("SET", key, 5), ("INCRBY", key, 2), ("HGET", key, "x"), ("GET", key)]
-        )
-        assert replies[:2] == [b"OK", 7]
-        assert isinstance(replies[2], redis_errors.ResponseError)  # WRONGTYPE: its own
-        assert replies[3] == b"7"
-        (missing,) = await line.execute([("EVALSHA", "0" * 40, 0)])
-        assert isinstance(missing, redis_errors.NoScriptError)
-    finally:
-        await line.close()
+    key = f"{key_prefix}n"
+    replies = await line.execute(
+        [("SET", key, 5), ("INCRBY", key, 2), ("HGET", key, "x"), ("GET", key)]
+    )
+    assert replies[:2] == [b"OK", 7]
+    assert isinstance(replies[2], redis_errors.ResponseError)  # WRONGTYPE: its own
+    assert replies[3] == b"7"
+    (missing,) = await line.execute([("EVALSHA", "0" * 40, 0)])
+    assert isinstance(missing, redis_errors.NoScriptError)
 
 
 async def test_the_urls_password_and_database_are_used(tmp_path: Path) -> None:
@@ -67,41 +78,34 @@ async def test_the_urls_password_and_database_are_used(tmp_path: Path) -> None:
 
 
 async def test_a_lost_link_fails_what_waits_and_the_next_call_connects_again(
-    redis_url: str, key_prefix: str
+    line: RedisLine, admin: Redis, key_prefix: str
 ) -> None:
-    line = line_for(redis_url, 2.0)
-    assert line is not None
-    admin = Redis.from_url(redis_url)
-    try:
-        (me,) = await line.execute([("CLIENT", "ID")])
-        waiting = asyncio.ensure_future(line.execute([("BLPOP", f"{key_prefix}none", 0)]))
-        async with asyncio.timeout(5):
-            while not waiting.done() and await admin.client_kill_filter(_id=me) == 0:
-                await asyncio.sleep(0.01)
-        with pytest.raises(redis_errors.ConnectionError):
-            await waiting
-        (again,) = await line.execute([("CLIENT", "ID")])
-        assert again != me
-    finally:
-        await line.close()
-        await admin.aclose()
+    (me,) = await line.execute([("CLIENT", "ID")])
+    waiting = asyncio.ensure_future(line.execute([("BLPOP", f"{key_prefix}none", 0)]))
+    async with asyncio.timeout(5):
+        while not waiting.done() and await admin.client_kill_filter(_id=me) == 0:
+            await asyncio.sleep(0.01)
+    with pytest.raises(redis_errors.ConnectionError):
+        await waiting
+    (again,) = await line.execute([("CLIENT", "ID")])
+    assert again != me
 
 
-async def test_replies_overdue_fail_with_a_timeout_and_cut_the_link(redis_url: str) -> None:
+async def test_replies_overdue_fail_with_a_timeout_and_cut_the_link(
+    redis_url: str, admin: Redis
+) -> None:
     line = line_for(redis_url, 0.3)
     assert line is not None
-    admin = Redis.from_url(redis_url)
     try:
         await line.execute([("PING",)])
-        await admin.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+        await admin.client_pause(1500, all=True)
         with pytest.raises(redis_errors.TimeoutError):
             await line.execute([("PING",)])
-        await admin.execute_command("CLIENT", "UNPAUSE")
+        await admin.client_unpause()
         assert await line.execute([("PING",)]) == [b"PONG"]
     finally:
-        await admin.execute_command("CLIENT", "UNPAUSE")
+        await admin.client_unpause()
         await line.close()
-        await admin.aclose()
 
 
 async def test_a_redis_that_is_not_there_is_a_connection_error() -> None:
@@ -111,24 +115,17 @@ async def test_a_redis_that_is_not_there_is_a_connection_error() -> None:
 
 
 async def test_a_script_runs_by_its_sha_and_again_by_its_text_once_redis_forgot_it(
-    redis_url: str, key_prefix: str
+    line: RedisLine, admin: Redis, key_prefix: str
 ) -> None:
-    line = line_for(redis_url, 2.0)
-    assert line is not None
-    admin = Redis.from_url(redis_url)
     text = "return redis.call('INCR', KEYS[1]) + tonumber(ARGV[1])"
-    try:
-        script = LineScript(line, text, admin.register_script(text).sha)
-        key = f"{key_prefix}count"
-        assert await script(keys=[key], args=[10]) == 11
-        await admin.script_flush()
-        assert await script(keys=[key], args=[10]) == 12  # sent as text, then known again
-        with pytest.raises(redis_errors.ResponseError):
-            await script(keys=[key], args=["not a number"])
-        await admin.script_flush()
-        replies = await script.many([([key], [0]), ([key], ["x"]), ([key], [100])])
-        assert replies[0] == 4 and replies[2] == 106  # in one batch, after NOSCRIPT
-        assert isinstance(replies[1], redis_errors.ResponseError)  # its own error
-    finally:
-        await line.close()
-        await admin.aclose()
+    script = LineScript(line, text, admin.register_script(text).sha)
+    key = f"{key_prefix}count"
+    assert await script(keys=[key], args=[10]) == 11
+    await admin.script_flush()
+    assert await script(keys=[key], args=[10]) == 12  # sent as text, then known again
+    with pytest.raises(redis_errors.ResponseError):
+        await script(keys=[key], args=["not a number"])  # (counted 3 before failing)
+    await admin.script_flush()
+    replies = await script.many([([key], [0]), ([key], ["x"]), ([key], [100])])
+    assert replies[0] == 4 and replies[2] == 106  # in one batch, after NOSCRIPT
+    assert isinstance(replies[1], redis_errors.ResponseError)  # its own error
