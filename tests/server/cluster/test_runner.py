@@ -103,8 +103,8 @@ async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_s
     redis = MemoryRedis()
     store = MemoryStore(redis)
     runner = await new_runner(store, Outlet(store))
-    for person in ("bo", "cy"):
-        await runner.change(lambda room, p=person: room.join(p, p.title(), 0.0))
+    await runner.change(lambda room: room.join("bo", "Bo", 0.0))
+    await runner.change(lambda room: room.join("cy", "Cy", 0.0))
     for person in ("ann", "bo", "cy"):
         await runner.request(person, ReadyRequest())  # the match starts
     tail = store.data.rooms["ROOM1"].tail
