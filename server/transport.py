@@ -25,7 +25,6 @@ from typing import TypeVar
 from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
@@ -98,11 +97,13 @@ async def _handler(app: App, admission: Admission, ws: ServerConnection) -> None
         timer = asyncio.get_running_loop().call_later(
             s.hello_timeout, _no_hello, conn, s.hello_timeout
         )
+    assert isinstance(ws, PacedConnection)
     try:
-        async for frame in ws:
-            await app.receive(conn, frame)
-    except ConnectionClosed:
-        pass
+        # each message is handed to the app as it comes (``PacedConnection.start``):
+        # nothing waits on the connection between two of them
+        ws.start(lambda message: app.receive(conn, message))
+        await ws.wait_closed()
+        await ws.drained()
     finally:
         if timer is not None:
             timer.cancel()
