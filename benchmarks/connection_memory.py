@@ -102,7 +102,7 @@ async def slope(pid: int, port: int, counts: list[int], hello: bool) -> str:
     return f"{(r2 - r1) * 1024 / (n2 - n1):5.1f} KB per connection ({steps})"
 
 
-async def measure(counts: list[int]) -> None:
+async def measure(counts: list[int], bare: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         redis_port = free_port()
         redis = subprocess.Popen(
@@ -129,7 +129,7 @@ async def measure(counts: list[int]) -> None:
             server.wait()
             redis.terminate()
             redis.wait()
-    for ping in ("20", "none"):
+    for ping in ("20", "none") if bare else ():
         port = free_port()
         bare = subprocess.Popen([sys.executable, "-c", BARE_SERVER, str(port), ping])
         try:
@@ -144,6 +144,7 @@ async def measure(counts: list[int]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--counts", default="500,2500,4500")
+    parser.add_argument("--skip-bare", action="store_true", help="measure ddz-server only")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     import resource
@@ -151,7 +152,7 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * counts[-1])), hard))
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    asyncio.run(measure(counts))
+    asyncio.run(measure(counts, not args.skip_bare))
 
 
 if __name__ == "__main__":

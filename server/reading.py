@@ -128,6 +128,8 @@ class PacedConnection(ServerConnection):
             self.transport.close()
         finally:
             self._worker = None
+            if not inbox:
+                self._inbox = None  # (a deque is a block of 64 slots: none kept while idle)
 
     def data_received(self, data: bytes) -> None:
         if self._deaf:
