@@ -8,12 +8,24 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from websockets.protocol import Protocol
 
 from protocol.codec import encode
 from protocol.messages import Ping, Pong
+from server.hub import Connection
 from server.reading import INBOX_HIGH, READ_SLICE, PacedConnection
 from tests.server.wire import running_server, wire_client
+
+#: Settings that let a test send bursts: no flood limit in the way.
+NO_RATE_LIMIT: dict[str, Any] = {"rate_limit": 1e6, "rate_burst": 1_000_000}
+
+
+def paced(srv: Any, player_id: str) -> PacedConnection:
+    """The server's side of a player's connection."""
+    ws = srv.app.hub.connections(player_id)[0].ws
+    assert isinstance(ws, PacedConnection)
+    return ws
 
 
 async def test_a_burst_in_one_write_is_parsed_in_slices_and_answered_in_order(
@@ -22,11 +34,10 @@ async def test_a_burst_in_one_write_is_parsed_in_slices_and_answered_in_order(
     # One read of 256 KB of 1-byte frames was 350 ms of parsing with every other player
     # waiting.
     async with (
-        running_server(redis_url, rate_limit=1e6, rate_burst=1_000_000) as srv,
+        running_server(redis_url, **NO_RATE_LIMIT) as srv,
         wire_client(srv.url) as (client, welcome),
     ):
-        server_side = srv.app.hub.connections(welcome.player_id)[0].ws
-        assert isinstance(server_side, PacedConnection)
+        server_side = paced(srv, welcome.player_id)
         parsed: list[int] = []
         receive = server_side.protocol.receive_data
 
@@ -63,32 +74,30 @@ async def test_no_task_waits_on_a_connection_between_its_messages(redis_url: str
     # (websockets' recv kept a coroutine chain waiting per connection, which the garbage
     # collector walked at every young collection)
     async with running_server(redis_url) as srv, wire_client(srv.url) as (client, welcome):
-        server_side = srv.app.hub.connections(welcome.player_id)[0].ws
-        assert isinstance(server_side, PacedConnection)
+        server_side = paced(srv, welcome.player_id)
         await client.send(Ping(id=1))
         await client.recv_type(Pong)
         assert server_side._worker is None  # the message is handled: nothing left running
 
 
 async def test_a_connection_with_its_inbox_full_is_read_no_more_until_it_drains(
-    redis_url: str,
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with (
-        running_server(redis_url, rate_limit=1e6, rate_burst=1_000_000) as srv,
+        running_server(redis_url, **NO_RATE_LIMIT) as srv,
         wire_client(srv.url) as (client, welcome),
     ):
-        server_side = srv.app.hub.connections(welcome.player_id)[0].ws
-        assert isinstance(server_side, PacedConnection)
+        server_side = paced(srv, welcome.player_id)
         gate = asyncio.Event()
         receive = srv.app.receive
         paused: list[bool] = []
 
-        async def slow(conn: Any, message: Any) -> None:
+        async def slow(conn: Connection, message: bytes | str) -> None:
             await gate.wait()
             paused.append(not server_side.transport.is_reading())
             await receive(conn, message)
 
-        srv.app.receive = slow  # type: ignore[method-assign]
+        monkeypatch.setattr(srv.app, "receive", slow)
         protocol: Protocol = client.ws.protocol
         for rid in range(1, INBOX_HIGH + 6):
             protocol.send_binary(encode(Ping(id=rid)))
