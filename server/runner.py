@@ -105,11 +105,9 @@ class RoomRunner:
         self._saved_version = room.version if saved else -1
         self._saved_blob: bytes | None = pack(room.to_data()) if saved else None
         #: The step records saved since ``_saved_blob``, packed (a tenth of their size as
-        #: objects): with it, the room as last saved.
-        self._tail: list[bytes] = []
-        #: How many more steps may be saved as steps before a whole save (0: the store may
-        #: hold a tail this runner did not write, as after a load: save whole next).
-        self._tail_room = 0
+        #: objects): with it, the room as last saved. None until this runner saves the room
+        #: whole (new, or loaded: the store may hold a tail it did not write).
+        self._tail: list[bytes] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._bot: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
@@ -184,27 +182,11 @@ class RoomRunner:
         room = self.room
         room.saved_at = self.clock()
         journal = room.take_journal()
-        if (
-            taken is not None
-            and self._tail_room > 0
-            and self._saved_version >= 0
-            and room.closed is None
-        ):
-            record = pack(taken.record(room.version, room.saved_at))
-            await self.store.save_room(
-                room.code,
-                self._saved_version,
-                room.version,
-                None,
-                journal,
-                fence=self.fence,
-                step=record,
-            )
-            self._saved_version = room.version
-            self._tail.append(record)
-            self._tail_room -= 1
-            return
-        blob = pack(room.to_data())
+        tail = self._tail
+        step = None
+        if taken is not None and tail is not None and len(tail) < TAIL_MAX and not room.closed:
+            step = pack(taken.record(room.version, room.saved_at))
+        blob = None if step else pack(room.to_data())
         await self.store.save_room(
             room.code,
             self._saved_version,
@@ -214,9 +196,13 @@ class RoomRunner:
             room.closed is not None,
             self.fence,
             keep=room.worth_keeping,
+            step=step,
         )
-        self._saved_version, self._saved_blob = room.version, blob
-        self._tail, self._tail_room = [], TAIL_MAX
+        self._saved_version = room.version
+        if step is not None and tail is not None:
+            tail.append(step)
+        else:
+            self._saved_blob, self._tail = blob, []
 
     async def _save(self, taken: StepTaken | None = None) -> None:
         room = self.room
@@ -240,12 +226,12 @@ class RoomRunner:
         """The room as it stands was saved whole by someone else (``blob``: as packed, with
         no journal record): the runner takes it as its last saved state."""
         self._saved_version, self._saved_blob = self.room.version, blob
-        self._tail, self._tail_room = [], TAIL_MAX
+        self._tail = []
 
     def _revert(self) -> None:
         """Back to the room as last saved: the whole room, and the steps saved since."""
         if self._saved_blob is not None:
-            tail = [unpack(record) for record in self._tail]
+            tail = [unpack(record) for record in self._tail or []]
             self.room = Room.from_data({**unpack(self._saved_blob), "tail": tail})
 
     async def _reload(self) -> None:
@@ -256,7 +242,7 @@ class RoomRunner:
         if data is not None:
             self.room = Room.from_data(data)
             self._saved_version, self._saved_blob = self.room.version, pack(self.room.to_data())
-            self._tail, self._tail_room = [], 0  # the store's tail is not ours: save whole
+            self._tail = None  # the store's tail is not ours: save whole next
 
     # --- clock and bots ---------------------------------------------------------------
 

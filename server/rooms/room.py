@@ -358,14 +358,18 @@ class Room:
         name = self.name_for(seat, f"{level} bot {seat}")
         self.seats[seat] = Seat(kind="bot", name=name, level=level, ready=True)
 
-    def members(self) -> list[str]:
-        """Everyone in the room: seated persons (present or not) and watchers."""
-        seated = [
+    def seated(self) -> list[str]:
+        """Player ids of the persons seated and still in the room (present or not; not
+        those who left, nor those whose seat is only held)."""
+        return [
             s.player_id
             for s in self.seats
             if s.kind == "person" and s.player_id and not s.held and not s.left
         ]
-        return seated + self.watchers
+
+    def members(self) -> list[str]:
+        """Everyone in the room: seated persons (present or not) and watchers."""
+        return self.seated() + self.watchers
 
     def audience(self) -> list[str]:
         """Everyone who gets the room's public messages now: seated persons connected
@@ -383,10 +387,6 @@ class Room:
         """Seated (and not gone) or watching."""
         seat = self.seat_of(player_id)
         return player_id in self.watchers or (seat is not None and not self.seats[seat].left)
-
-    def _has_left(self, player_id: str) -> bool:
-        seat = self.seat_of(player_id)
-        return seat is not None and self.seats[seat].left
 
     def bot_seats(self) -> list[int]:
         """Seats a bot acts for now: bot seats, and persons' seats a bot took over."""
@@ -773,7 +773,7 @@ class Room:
                 self.seats[seat].left = True
                 self.seats[seat].connected = False
         self.version += 1
-        if not [p for p in self.people() if not self._has_left(p)]:
+        if not self.seated():
             return out + self._close("everyone_left")
         return out + self._seats_changed()
 

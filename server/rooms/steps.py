@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol.errors import Refusal
 from protocol.messages import CLIENT_ADAPTER, Request
 from server.game.deal import RandomSource
 from server.game.journal import RecordingRandom, ReplayRandom
-
-if TYPE_CHECKING:
-    from server.rooms.room import Actor, Delivery, Room
+from server.rooms.room import Actor, BotActor, Delivery, Room
 
 StepRecord = dict[str, Any]
 
@@ -41,8 +39,6 @@ class RequestStep:
         return room.handle(self.actor, self.request, now, rng)
 
     def to_data(self) -> dict[str, Any]:
-        from server.rooms.room import BotActor
-
         actor = self.actor
         who: Any = {"bot": actor.seat} if isinstance(actor, BotActor) else actor
         # A request's fields are plain data (ints, strs, lists of ints): its attributes
@@ -67,8 +63,6 @@ Step = RequestStep | ClockStep
 def step_from_data(data: dict[str, Any]) -> Step:
     if data.get("clock"):
         return ClockStep()
-    from server.rooms.room import BotActor
-
     who = data["actor"]
     actor: Actor = BotActor(who["bot"]) if isinstance(who, dict) else who
     request = CLIENT_ADAPTER.validate_python(data["request"])

@@ -117,7 +117,7 @@ class GroupCommit:
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
         if self.on_batch is not None:
             self.on_batch(len(calls))
-        if self.line is not None and self._by_sha:
+        if self.line is not None:  # (a single Redis: never a cluster)
             sha = self.sha
             return await self.line.execute(
                 [("EVALSHA", sha, len(keys), *keys, *args) for keys, args, _ in calls]

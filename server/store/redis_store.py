@@ -263,10 +263,8 @@ class RedisStore:
         self._release_lock = self._script(_RELEASE_LOCK)
         self._note_watched = self._script(_NOTE_WATCHED)
         self._claim_rematch = self._script(_CLAIM_REMATCH)
-        #: The lease renewal of every room run here, on the line (a single Redis).
-        self._renew = (
-            None if line is None else LineScript(line, _RENEW, redis.register_script(_RENEW).sha)
-        )
+        #: The lease renewal of every room run here (in batches: ``LineScript.many``).
+        self._renew = self._script(_RENEW)
 
     def _script(self, text: str) -> Callable[..., Awaitable[Any]]:
         """A Lua script to call: on the lean line when there is one, else redis-py's."""
@@ -532,7 +530,7 @@ class RedisStore:
         if not leases:
             return []
         try:
-            if self._renew is not None:
+            if isinstance(self._renew, LineScript):
                 # on the line: redis-py's pipeline spent tens of milliseconds of one loop
                 # turn on thousands of leases, every third of a lease's time
                 results: Any = await self._renew.many(
@@ -565,15 +563,8 @@ class RedisStore:
         if not codes:
             return []
         try:
-            if self.line is not None:  # (thousands of codes: see renew_leases)
-                held: Any = await self._commands(
-                    *(("EXISTS", self.keys.room_lease(code)) for code in codes)
-                )
-            else:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for code in codes:
-                        pipe.exists(self.keys.room_lease(code))
-                    held = await pipe.execute()
+            # (thousands of codes: on the line, see renew_leases)
+            held = await self._commands(*(("EXISTS", self.keys.room_lease(code)) for code in codes))
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return [code for code, n in zip(codes, held, strict=True) if not n]
@@ -700,13 +691,7 @@ class RedisStore:
                     ("LTRIM", key, 0, keep - 1),
                     ("EXPIRE", key, self.finished_ttl),
                 ]
-            if self.line is not None:
-                await self._commands(*commands)
-            else:  # (a cluster pipeline sends each to its key's node)
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for command in commands:
-                        pipe.execute_command(*command)
-                    await pipe.execute()
+            await self._commands(*commands)  # (a cluster pipeline sends each to its node)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
 
