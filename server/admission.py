@@ -3,7 +3,7 @@
 The client's address is the TCP peer's, unless the peer is a trusted reverse proxy
 (``--trusted-proxies``, addresses or networks): then the last address of X-Forwarded-For
 (the one that proxy appended: anything before it the client may have written), else its
-X-Real-IP. Caps are checked before the upgrade (``process_request``), so a refusal is a
+X-Real-IP. Caps are checked before the upgrade (the transport's ``answer``), so a refusal is a
 plain HTTP answer with a one-line reason: 503 past ``max_connections`` (this process is
 full), 429 past ``max_connections_per_address``. ``/healthz`` and ``/metrics`` are answered
 before the caps are looked at. A connection counts from its admission until its socket is
@@ -19,9 +19,13 @@ import resource
 from collections import Counter
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
-from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
+from websockets.http11 import Request
+
+if TYPE_CHECKING:
+    from server.websocket import WebSocket
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +83,13 @@ class Admission:
         self.proxies = parse_proxies(proxies)
         self.total = 0
         self.by_address: Counter[str] = Counter()
-        self._addresses: dict[ServerConnection, str] = {}
+        self._addresses: dict[WebSocket, str] = {}
 
-    def admit(self, connection: ServerConnection) -> Refusal | None:
-        """Count ``connection`` in, or say why not; it counts until its socket is lost."""
-        peer = connection.remote_address
-        headers = connection.request.headers if connection.request else Headers()
-        address = client_address(str(peer[0]) if peer else "", headers, self.proxies)
+    def admit(self, ws: WebSocket, request: Request) -> Refusal | None:
+        """Count ``ws`` in, or say why not; it counts until its socket is lost
+        (``release``)."""
+        peer = ws.remote_address
+        address = client_address(peer[0] if peer else "", request.headers, self.proxies)
         if 0 < self.max_total <= self.total:
             text = "server full: too many connections, try again later\n"
             return Refusal(HTTPStatus.SERVICE_UNAVAILABLE, "total", text)
@@ -94,16 +98,16 @@ class Admission:
             return Refusal(HTTPStatus.TOO_MANY_REQUESTS, "per_address", text)
         self.total += 1
         self.by_address[address] += 1
-        self._addresses[connection] = address
-        connection.connection_lost_waiter.add_done_callback(lambda _: self._release(connection))
+        self._addresses[ws] = address
         return None
 
-    def address_of(self, connection: ServerConnection) -> str:
-        """The client address ``connection`` was admitted under."""
-        return self._addresses.get(connection, "")
+    def address_of(self, ws: WebSocket) -> str:
+        """The client address ``ws`` was admitted under."""
+        return self._addresses.get(ws, "")
 
-    def _release(self, connection: ServerConnection) -> None:
-        address = self._addresses.pop(connection, None)
+    def release(self, ws: WebSocket) -> None:
+        """``ws``'s socket is gone: it counts no more."""
+        address = self._addresses.pop(ws, None)
         if address is None:
             return
         self.total -= 1

@@ -14,18 +14,16 @@ not reach it either), never buffered for.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
-from websockets.asyncio.server import ServerConnection
-from websockets.protocol import State
 
 from protocol.codec import encode
 from server.flood import FloodGuard, TokenBucket
-from server.reading import PacedConnection
+from server.frames import POLICY, binary_frame
+from server.websocket import WebSocket
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +37,7 @@ class Connection:
 
     def __init__(
         self,
-        ws: ServerConnection,
+        ws: WebSocket,
         bucket: TokenBucket,
         address: str = "",
         *,
@@ -56,7 +54,6 @@ class Connection:
         self.send_buffer_limit = send_buffer_limit
         #: Why the server dropped this connection (a metric's label), once it has.
         self.dropped: str | None = None
-        self._closing: asyncio.Task[None] | None = None
 
     @property
     def bucket(self) -> TokenBucket:
@@ -70,10 +67,10 @@ class Connection:
         """Abort the connection if its unsent output is past the limit: a client that does
         not read must not make the server hold its output without bound."""
         limit = self.send_buffer_limit
-        if limit and self.dropped is None and self.ws.transport.get_write_buffer_size() > limit:
+        if limit and self.dropped is None and self.ws.buffered() > limit:
             log.debug("dropped a connection from %s: it does not read", self.address)
             self.dropped = "send_buffer"
-            self.ws.transport.abort()
+            self.ws.abort()
 
     def drop(self, why: str, reason: str, *, cut: bool = False) -> None:
         """Close the connection for abuse with 1008 (``why`` labels the metric, ``reason``
@@ -85,11 +82,10 @@ class Connection:
         # debug: a flood of drops must not become a flood of log lines (the metric counts)
         log.debug("dropped a connection from %s: %s", self.address, reason)
         self.dropped = why
-        if cut and isinstance(self.ws, PacedConnection):
-            self.ws.cut(1008, reason)
-            return
-        self.ws.close_timeout = DROP_CLOSE_TIMEOUT
-        self._closing = asyncio.ensure_future(self.ws.close(1008, reason))
+        if cut:
+            self.ws.fail(POLICY, reason)
+        else:
+            self.ws.close(POLICY, reason, DROP_CLOSE_TIMEOUT)
 
 
 class Hub:
@@ -167,20 +163,6 @@ class Hub:
         return elsewhere
 
 
-def binary_frame(payload: bytes) -> bytes:
-    """``payload`` as one final, unmasked binary websocket frame (RFC 6455 5.2), the bytes
-    a server sends: the same for every connection (no extension is ever negotiated here:
-    the transport turns compression off), so a message for many is framed once."""
-    size = len(payload)
-    if size < 126:
-        header = bytes((0x82, size))
-    elif size < 1 << 16:
-        header = bytes((0x82, 126)) + size.to_bytes(2, "big")
-    else:
-        header = bytes((0x82, 127)) + size.to_bytes(8, "big")
-    return header + payload
-
-
 def send_frames(conn: Connection, frames: list[bytes]) -> None:
     """Queue binary messages ``frames`` (encoded, not framed) on ``conn`` in order, in one
     write to its socket (see ``write_framed``)."""
@@ -191,24 +173,16 @@ def write_framed(conn: Connection, wire: list[bytes]) -> None:
     """Write websocket frames (``binary_frame``'s bytes) on ``conn`` in order, in one write
     to its socket.
 
-    Like ``websockets.broadcast``, it never waits (the transport buffers for a slow reader),
-    skips a connection that is not open or is in the middle of a fragmented message, and
-    logs rather than raises a failed write. It writes to the transport itself rather than
-    through the connection's ``Protocol``, which frames every message again for every
-    connection: the ``Protocol`` keeps no state about the frames it sends (no fragment in
-    progress: checked; no extension: the transport serves with ``compression=None``, and
-    ``tests/server/test_hub.py`` checks that none is negotiated when a client offers one),
-    and websockets writes whatever it sends at once, so nothing of its own can be waiting
-    to go out before these bytes. Each write is a
-    system call, and most changes send a connection two or three messages. Then the
-    connection's backlog is checked against its limit."""
+    Like ``websockets.broadcast``, it never waits (the transport buffers for a slow reader)
+    and skips a connection that is not open; each write is a system call, and most changes
+    send a connection two or three messages. Then the connection's backlog is checked
+    against its limit."""
     ws = conn.ws
     if conn.dropped == "send_buffer":
         return  # aborted: its transport takes no more
-    protocol = ws.protocol
-    if protocol.state is State.OPEN and ws.send_in_progress is None:
+    if ws.open:
         try:
-            ws.transport.write(wire[0] if len(wire) == 1 else b"".join(wire))
+            ws.write(wire[0] if len(wire) == 1 else b"".join(wire))
         except Exception as exc:  # as broadcast: one connection's failure stops no other
             log.warning("skipped a send: failed to write messages: %s", exc)
     conn.check_backlog()

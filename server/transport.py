@@ -23,40 +23,43 @@ from http import HTTPStatus
 from typing import TypeVar
 
 from prometheus_client import CONTENT_TYPE_LATEST
-from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
-from websockets.protocol import State
 
 from server.admission import Admission, connection_cap
 from server.app import App
 from server.flood import TokenBucket
+from server.frames import GOING_AWAY
 from server.hub import Connection
-from server.reading import PacedConnection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from server.web import serve as web
+from server.websocket import WebSocket, WebSocketServer
 
 log = logging.getLogger(__name__)
-#: websockets itself closes a connection whose frame is above this; below it, frames larger
+#: The transport closes a connection whose frame is above this (1009); below it, frames larger
 #: than ``Settings.max_frame`` get a TOO_LARGE error and the connection stays up.
 HARD_FRAME_LIMIT = 1 << 20
 T = TypeVar("T")
 
 
-def _http(
-    app: App, admission: Admission
-) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
-    """Plain HTTP answers beside the websocket: ``/healthz`` (200 while Redis answers, 503
-    when it does not: a balancer or an upgrade script should not send players here) and
-    ``/metrics``; then a connection past the caps is refused."""
+class _Listener:
+    """The app's side of each connection: plain HTTP answers beside the websocket
+    (``/healthz``: 200 while Redis answers, 503 when it does not, so that a balancer or an
+    upgrade script sends no player here; ``/metrics``; the browser table), the caps before
+    the upgrade, then a ``_Client`` for each websocket opened."""
 
-    async def answer(connection: ServerConnection, request: Request) -> Response | None:
+    def __init__(self, app: App, admission: Admission) -> None:
+        self.app = app
+        self.admission = admission
+
+    async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        app = self.app
         if request.path == "/healthz":
             if not await app.store.ping():
-                return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
-            return connection.respond(HTTPStatus.OK, "ok\n")
+                return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
+            return ws.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             body = app.metrics.exposition()
             headers = Headers(
@@ -67,49 +70,57 @@ def _http(
         if page is not None:
             return page
         if not app.accepting:  # starting: nothing yet to hear from other processes
-            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
-        refusal = admission.admit(connection)
+            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
+        refusal = self.admission.admit(ws, request)
         if refusal is None:
             return None
         app.metrics.refused_connections.labels(refusal.why).inc()
-        return connection.respond(refusal.status, refusal.text)
+        return ws.respond(refusal.status, refusal.text)
 
-    return answer
+    def opened(self, ws: WebSocket) -> _Client:
+        return _Client(self.app, ws, self.admission.address_of(ws))
+
+    def lost(self, ws: WebSocket) -> None:
+        self.admission.release(ws)
+
+
+class _Client:
+    """One open websocket: its ``Connection`` in the hub, its hello timeout; each message
+    to ``App.receive``; ``App.disconnected`` at its end."""
+
+    __slots__ = ("app", "conn", "timer")
+
+    def __init__(self, app: App, ws: WebSocket, address: str) -> None:
+        s = app.settings
+        self.app = app
+        self.conn = Connection(
+            ws,
+            TokenBucket(s.rate_limit, s.rate_burst),
+            address,
+            send_buffer_limit=s.send_buffer_limit,
+            flood_close_after=s.flood_close_after,
+        )
+        app.hub.add(self.conn)
+        self.timer: asyncio.TimerHandle | None = None
+        if s.hello_timeout > 0:
+            self.timer = asyncio.get_running_loop().call_later(
+                s.hello_timeout, _no_hello, self.conn, s.hello_timeout
+            )
+
+    async def message(self, data: bytes | str) -> None:
+        await self.app.receive(self.conn, data)
+
+    async def closed(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.conn.dropped is not None:
+            self.app.metrics.dropped_connections.labels(self.conn.dropped).inc()
+        await self.app.disconnected(self.conn)
 
 
 def _no_hello(conn: Connection, timeout: float) -> None:
-    if conn.player_id is None and conn.ws.protocol.state is State.OPEN:
+    if conn.player_id is None and conn.ws.open:
         conn.drop("hello_timeout", f"no hello within {timeout:g} s")
-
-
-async def _handler(app: App, admission: Admission, ws: ServerConnection) -> None:
-    s = app.settings
-    conn = Connection(
-        ws,
-        TokenBucket(s.rate_limit, s.rate_burst),
-        admission.address_of(ws),
-        send_buffer_limit=s.send_buffer_limit,
-        flood_close_after=s.flood_close_after,
-    )
-    app.hub.add(conn)
-    timer = None
-    if s.hello_timeout > 0:
-        timer = asyncio.get_running_loop().call_later(
-            s.hello_timeout, _no_hello, conn, s.hello_timeout
-        )
-    assert isinstance(ws, PacedConnection)
-    try:
-        # each message is handed to the app as it comes (``PacedConnection.start``):
-        # nothing waits on the connection between two of them
-        ws.start(lambda message: app.receive(conn, message))
-        await ws.wait_closed()
-        await ws.drained()
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if conn.dropped is not None:
-            app.metrics.dropped_connections.labels(conn.dropped).inc()
-        await app.disconnected(conn)
 
 
 async def serve_app(
@@ -125,36 +136,26 @@ async def serve_app(
     s = app.settings
     cap = connection_cap(s.max_connections)
     admission = Admission(cap, s.max_connections_per_address, s.trusted_proxies)
-    server: Server
-    async with serve(
-        lambda ws: _handler(app, admission, ws),
-        s.host,
-        s.port,
-        process_request=_http(app, admission),
-        create_connection=PacedConnection,  # one client's flood parsed a slice at a time
-        max_size=HARD_FRAME_LIMIT,
-        # Messages are small msgpack maps; a deflate context per connection would cost
-        # tens of KB of memory each (the load test measured ~70 KB a player with it).
-        compression=None,
-    ) as server:
+    # Messages are small msgpack maps and no extension is negotiated: a deflate context per
+    # connection would cost tens of KB of memory each (~70 KB a player in the load test).
+    server = WebSocketServer(_Listener(app, admission), max_size=HARD_FRAME_LIMIT)
+    await server.start(s.host, s.port)
+    try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
         log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
         if await _started(app, stop) and ready is not None:
             ready.set()
         await stop.wait()
         log.info("shutting down: closing %d connections", len(app.hub.all))
-        server.close(close_connections=False)
-        try:  # stop the rooms and hand them over; a step that hangs must not keep us up
-            await asyncio.wait_for(app.close(), s.shutdown_grace)
-        except TimeoutError:
-            log.warning("the rooms were not all handed over within %g s", s.shutdown_grace)
-        closing = [c.ws.close(1001, "server shutting down") for c in list(app.hub.all)]
-        if closing:
-            await asyncio.wait(
-                [asyncio.ensure_future(c) for c in closing], timeout=s.shutdown_grace
-            )
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
+    finally:
+        server.stop_accepting()
+    try:  # stop the rooms and hand them over; a step that hangs must not keep us up
+        await asyncio.wait_for(app.close(), s.shutdown_grace)
+    except TimeoutError:
+        log.warning("the rooms were not all handed over within %g s", s.shutdown_grace)
+    server.close_all(GOING_AWAY, "server shutting down", s.shutdown_grace)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
 
 
 async def _started(app: App, stop: asyncio.Event) -> bool:

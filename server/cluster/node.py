@@ -112,7 +112,7 @@ class Cluster:
         if self.hub.remove(older) and player is not None:
             self._background(self.relay.unwatch_player(player))  # none of theirs left here
         older.player_id = None
-        self._background(older.ws.close(CLOSE_REPLACED, "replaced by a newer connection"))
+        older.ws.close(CLOSE_REPLACED, "replaced by a newer connection")
 
     async def come_back(self, player: str, code: str) -> None:
         """Mark a player connected here back in their room (it has a new process)."""

@@ -226,7 +226,8 @@ def test_a_dropped_server_shows_reconnecting_and_resumes(
     try:
         page.click("#retry") if shown(page, "#retry") else None
         wait_until(lambda: state(page)["live"], timeout=30, what="the page live again")
-        assert page.is_hidden("#status")
+        # (drawn on the next animation frame)
+        wait_until(lambda: page.is_hidden("#status"), what="the banner gone")
         assert state(page)["room"]["table"]["hand"] == hand
         assert not page.evaluate("() => document.body.classList.contains('stale')")
     finally:

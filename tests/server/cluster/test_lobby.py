@@ -66,7 +66,7 @@ class FakeWs:
     def __init__(self) -> None:
         self.closed: int | None = None
 
-    async def close(self, code: int = 1000, reason: str = "") -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
         self.closed = code
 
 

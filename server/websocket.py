@@ -1,0 +1,546 @@
+"""A client's websocket as an asyncio ``Protocol``, and the server that accepts them.
+
+Why not websockets' asyncio server: each of its connections kept futures, a keepalive task, a
+message assembler and the handler's task waiting on it (13-15 KB a connection here, and
+chains the garbage collector walked again and again), and read every frame through a chain
+of generators. Here a connection is this one object beside its socket: the handshake's HTTP
+is websockets' (``Request.parse``; ``ServerProtocol.accept`` builds the 101 or the refusal),
+the frames are ``server.frames``', the keepalive pings are one sweep for all connections.
+
+Reading is paced: at most ``READ_SLICE`` bytes of frames are parsed per turn of the event
+loop and connection, the socket paused until the rest is parsed, so that a burst of tiny
+frames from one client does not stall every other. Whole messages go to the connection's
+``Handler`` in order, one at a time, from a task that lives while its inbox holds messages
+(nothing waits on an idle connection); the socket is paused while ``INBOX_HIGH`` wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import email.utils
+import logging
+from enum import Enum
+from http import HTTPStatus
+from typing import Protocol, cast
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
+
+from server import frames
+from server.frames import Frame, FrameError, read_frame
+
+log = logging.getLogger(__name__)
+
+#: Bytes of frames parsed per turn of the event loop and connection: at most about 300
+#: frames, 3 ms (with 4096, a flood of 1-byte frames took a player's ping p99 to 17-19 ms;
+#: with 2048, 5-7).
+READ_SLICE = 2048
+#: Messages waiting for their turn at which a connection's socket is paused, and at which it
+#: reads again.
+INBOX_HIGH = 16
+INBOX_LOW = 4
+#: Seconds a client has to complete its opening handshake, and to answer a close frame.
+OPEN_TIMEOUT = 10.0
+CLOSE_TIMEOUT = 10.0
+#: Seconds between keepalive pings; a connection that sent nothing at all (not even the
+#: pong) from one ping to the next is closed as gone.
+KEEPALIVE = 20.0
+#: The connections are pinged in this many parts, spread over the keepalive interval.
+KEEPALIVE_PARTS = 20
+#: The longest opening request (its request line and headers).
+MAX_REQUEST = 64 * 1024
+
+Message = bytes | str
+
+
+class State(Enum):
+    CONNECTING = 0
+    OPEN = 1
+    CLOSING = 2
+    CLOSED = 3
+
+
+class Handler(Protocol):
+    """What the server does with one open connection's messages."""
+
+    async def message(self, data: Message) -> None: ...
+
+    async def closed(self) -> None:
+        """The socket is gone and every message received before is handled."""
+
+
+class Listener(Protocol):
+    """The server's side of the opening handshake and of each connection's life."""
+
+    async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        """A plain HTTP response (no upgrade), or None to open the websocket."""
+
+    def opened(self, ws: WebSocket) -> Handler: ...
+
+    def lost(self, ws: WebSocket) -> None:
+        """``ws``'s socket is gone (whether or not it was ever upgraded)."""
+
+
+class WebSocket(asyncio.Protocol):
+    """One client's connection: its handshake, its frames, its inbox, its closing."""
+
+    __slots__ = (
+        "_data",
+        "_deaf",
+        "_eof",
+        "_handler",
+        "_inbox",
+        "_inbox_full",
+        "_lost",
+        "_opcode",
+        "_paced",
+        "_parts",
+        "_server",
+        "_size",
+        "_timer",
+        "_worker",
+        "heard",
+        "part",
+        "remote_address",
+        "state",
+        "transport",
+    )
+
+    transport: asyncio.Transport
+
+    def __init__(self, server: WebSocketServer) -> None:
+        self._server = server
+        self.remote_address: tuple[str, int] | None = None
+        self.state = State.CONNECTING
+        #: Whether anything came since the last keepalive ping; when it is pinged.
+        self.heard = True
+        self.part = server.next_part()
+        self._data = b""  # received, not parsed yet
+        self._paced = False  # behind by more than a slice: the rest parsed next turn
+        self._eof = False
+        self._deaf = False  # read nothing more
+        self._parts: list[bytes] | None = None  # a fragmented message so far
+        self._opcode = frames.BINARY
+        self._size = 0
+        self._inbox: collections.deque[Message] | None = None
+        self._inbox_full = False
+        self._worker: asyncio.Task[None] | None = None
+        self._handler: Handler | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._lost: asyncio.Future[None] | None = None
+
+    # -- the socket's events
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # (uvloop's is not a subclass)
+        peer = self.transport.get_extra_info("peername")
+        self.remote_address = (str(peer[0]), int(peer[1])) if peer else None
+        self._server.connections.add(self)
+        self._timer = self._server.loop.call_later(self._server.open_timeout, self.transport.abort)
+
+    def data_received(self, data: bytes) -> None:
+        if self._deaf:
+            return
+        self._data = self._data + data if self._data else data
+        if self.state is State.CONNECTING:
+            if self._worker is None:  # (else its request is being answered)
+                self._request()
+        elif self._paced:  # still behind: keep the order, and stop the socket again
+            self.transport.pause_reading()
+        else:
+            self._parse()
+
+    def eof_received(self) -> bool | None:
+        if self.state is State.CONNECTING and self._worker is not None:
+            self._eof = True  # a client may half-close once it has asked: answer it first
+            return True
+        if self._paced:
+            self._eof = True  # after the rest is parsed
+            return True  # keep the transport open until then
+        return None  # the client is gone without a closing handshake: close
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.state = State.CLOSED
+        self._data = b""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._server.connections.discard(self)
+        self._server.listener.lost(self)
+        if self._lost is not None and not self._lost.done():
+            self._lost.set_result(None)
+        if self._handler is not None and self._worker is None:
+            self._server.finish(self._handler)
+        # else the worker hands its last messages over, then finishes
+
+    # -- the opening handshake
+
+    def _request(self) -> None:
+        end = self._data.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self._data) > MAX_REQUEST:
+                self._refuse(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request too large\n")
+            return
+        head, self._data = self._data[: end + 4], self._data[end + 4 :]
+        reader = StreamReader()
+        reader.feed_data(head)
+        parser = Request.parse(reader.read_line)
+        try:
+            next(parser)
+        except StopIteration as done:
+            request: Request = done.value
+        except Exception as exc:
+            log.debug("refused an invalid HTTP request: %s", exc)
+            self._refuse(HTTPStatus.BAD_REQUEST, "invalid HTTP request\n")
+            return
+        else:  # (the head is whole: the parser cannot be waiting for more)
+            self._refuse(HTTPStatus.BAD_REQUEST, "invalid HTTP request\n")
+            return
+        self.transport.pause_reading()  # until it is answered
+        self._worker = self._server.loop.create_task(self._answer(request))
+
+    async def _answer(self, request: Request) -> None:
+        try:
+            response = await self._server.listener.answer(self, request)
+        except Exception:
+            log.exception("answering an HTTP request failed")
+            response = self.respond(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error\n")
+        finally:
+            self._worker = None
+        if self.state is not State.CONNECTING:  # lost meanwhile (maybe before it was admitted)
+            self._server.listener.lost(self)
+            return
+        if response is None:
+            response = ServerProtocol().accept(request)
+        self.transport.write(response.serialize())
+        if response.status_code != 101 or self._eof:
+            self.state = State.CLOSING
+            self._deaf = True
+            self.transport.close()
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.state = State.OPEN
+        self._handler = self._server.listener.opened(self)
+        self._server.opened(self)
+        self.transport.resume_reading()
+        if self._data:  # frames sent with the request
+            self._parse()
+
+    def respond(self, status: HTTPStatus, text: str) -> Response:
+        """A plain-text HTTP response that closes the connection."""
+        body = text.encode()
+        headers = Headers(
+            [
+                ("Date", email.utils.formatdate(usegmt=True)),
+                ("Connection", "close"),
+                ("Content-Length", str(len(body))),
+                ("Content-Type", "text/plain; charset=utf-8"),
+            ]
+        )
+        return Response(status.value, status.phrase, headers, body)
+
+    def _refuse(self, status: HTTPStatus, text: str) -> None:
+        self.transport.write(self.respond(status, text).serialize())
+        self.state = State.CLOSING
+        self._deaf = True
+        self._data = b""
+        self.transport.close()
+
+    # -- frames in
+
+    def _parse(self) -> None:
+        """Parse the frames received, a slice at a time; pace the socket while behind."""
+        data, at = self._data, 0
+        max_size = self._server.max_size
+        try:
+            while at < len(data):
+                if at >= READ_SLICE:  # a slice parsed: the rest on the next turn
+                    self._data = data[at:]
+                    if not self._paced:
+                        self._paced = True
+                        self.transport.pause_reading()
+                        self._server.loop.call_soon(self._parse_more)
+                    return
+                got = read_frame(data, at, max_size)
+                if got is None:
+                    break
+                frame, at = got
+                self._frame(frame)
+                if self._deaf:
+                    return
+        except FrameError as exc:
+            self.fail(exc.code, exc.reason)
+            return
+        self._data = data[at:] if at < len(data) else b""
+        if self._paced:
+            self._paced = False
+            if self._eof:
+                self.transport.close()  # the client had gone: what returning None does
+            else:
+                self._read_again()
+
+    def _parse_more(self) -> None:
+        if self._deaf or self.transport.is_closing():
+            self._data = b""
+            return
+        self._paced = False
+        self._parse()
+        if self._paced:
+            return
+        if self._eof:
+            self.transport.close()
+        else:
+            self._read_again()
+
+    def _frame(self, frame: Frame) -> None:
+        self.heard = True
+        opcode = frame.opcode
+        if opcode == frames.BINARY or opcode == frames.TEXT:
+            if self._parts is not None:
+                raise FrameError(frames.PROTOCOL_ERROR, "expected a continuation frame")
+            if frame.fin:
+                self._message(opcode, frame.payload)
+            else:
+                self._opcode, self._parts, self._size = opcode, [frame.payload], len(frame.payload)
+        elif opcode == frames.CONT:
+            if self._parts is None:
+                raise FrameError(frames.PROTOCOL_ERROR, "unexpected continuation frame")
+            self._size += len(frame.payload)
+            if self._size > self._server.max_size:
+                raise FrameError(frames.TOO_BIG, "message over the size limit")
+            self._parts.append(frame.payload)
+            if frame.fin:
+                payload, self._parts = b"".join(self._parts), None
+                self._message(self._opcode, payload)
+        elif opcode == frames.PING:
+            if self.state is State.OPEN:
+                self.transport.write(frames.frame(frames.PONG, frame.payload))
+        elif opcode == frames.CLOSE:
+            code, _ = frames.read_close(frame.payload)
+            if self.state is State.OPEN:  # answer it; the server closes the socket first
+                self.transport.write(frames.close_frame(code))
+            self.state = State.CLOSING
+            self._deaf = True
+            self._data = b""
+            self.transport.close()
+        # a pong only says the client is there (``heard``)
+
+    def _message(self, opcode: int, payload: bytes) -> None:
+        if self.state is not State.OPEN:
+            return  # (closing: what comes before the client's close frame is not handled)
+        message: Message = payload
+        if opcode == frames.TEXT:  # (refused by the codec: binary msgpack only)
+            try:
+                message = payload.decode()
+            except UnicodeDecodeError as exc:
+                raise FrameError(frames.INVALID_DATA, "invalid UTF-8 in a text message") from exc
+        if self._inbox is None:
+            self._inbox = collections.deque()
+        self._inbox.append(message)
+        if len(self._inbox) >= INBOX_HIGH and not self._inbox_full:
+            self._inbox_full = True
+            self.transport.pause_reading()
+        if self._worker is None:
+            self._worker = self._server.loop.create_task(self._drain())
+
+    def _read_again(self) -> None:
+        if not (self._paced or self._inbox_full or self._deaf or self.transport.is_closing()):
+            self.transport.resume_reading()
+
+    async def _drain(self) -> None:
+        inbox, handler = self._inbox, self._handler
+        assert inbox is not None and handler is not None
+        try:
+            while inbox and not self._deaf:
+                message = inbox.popleft()
+                if self._inbox_full and len(inbox) <= INBOX_LOW:
+                    self._inbox_full = False
+                    self._read_again()
+                await handler.message(message)
+        except Exception:  # as websockets does for a handler that fails: close, 1011
+            inbox.clear()
+            log.exception("a message's handling failed; closing its connection")
+            self.fail(frames.INTERNAL_ERROR, "internal error")
+        finally:
+            self._worker = None
+            if not inbox:
+                self._inbox = None  # (a deque is a block of 64 slots: none kept while idle)
+        if self.state is State.CLOSED:
+            await self._server.finished(handler)
+
+    # -- frames out
+
+    @property
+    def open(self) -> bool:
+        return self.state is State.OPEN
+
+    def write(self, wire: bytes) -> None:
+        """Write frames (``frames.binary_frame``'s bytes) as they are, if the connection is
+        open; never waits (the transport buffers what the client has not read)."""
+        if self.state is State.OPEN:
+            self.transport.write(wire)
+
+    def buffered(self) -> int:
+        """Bytes written and not yet sent."""
+        return self.transport.get_write_buffer_size()
+
+    def ping(self) -> None:
+        if self.state is State.OPEN:
+            self.transport.write(frames.frame(frames.PING, b""))
+
+    def close(
+        self, code: int = frames.NORMAL, reason: str = "", timeout: float = CLOSE_TIMEOUT
+    ) -> None:
+        """Start the closing handshake: send a close frame; the socket is closed when the
+        client answers, or after ``timeout`` seconds."""
+        if self.state is State.CONNECTING:
+            self.transport.close()
+        if self.state is not State.OPEN:
+            return
+        self.transport.write(frames.close_frame(code, reason))
+        self.state = State.CLOSING
+        self._timer = self._server.loop.call_later(timeout, self.transport.abort)
+
+    def fail(self, code: int, reason: str) -> None:
+        """Send a close frame and close the socket now, reading nothing more: for a client
+        that broke the protocol or flooded, whose side of the closing handshake is not worth
+        waiting for (what it sent meanwhile would be read and thrown away)."""
+        log.debug("closing a connection (%d): %s", code, reason)
+        if self.state is State.OPEN:
+            self.transport.write(frames.close_frame(code, reason))
+        if self.state is not State.CLOSED:
+            self.state = State.CLOSING
+        self._deaf = True
+        self._data = b""
+        if self._inbox is not None:
+            self._inbox.clear()
+        self.transport.close()  # what is written goes out first
+
+    def abort(self) -> None:
+        """Close the socket at once, dropping what is not sent."""
+        self.transport.abort()
+
+    async def wait_closed(self) -> None:
+        """Wait until the socket is gone."""
+        if self.state is State.CLOSED:
+            return
+        if self._lost is None:
+            self._lost = self._server.loop.create_future()
+        await asyncio.shield(self._lost)
+
+
+class WebSocketServer:
+    """Accepts websocket connections for a ``Listener``, keeps them alive with pings, and
+    closes them all at shutdown."""
+
+    def __init__(
+        self,
+        listener: Listener,
+        *,
+        max_size: int,
+        keepalive: float = KEEPALIVE,
+        open_timeout: float = OPEN_TIMEOUT,
+    ) -> None:
+        self.listener = listener
+        #: The longest message (and frame) read; a longer one closes its connection (1009).
+        self.max_size = max_size
+        #: Seconds between keepalive pings (0: none).
+        self.keepalive = keepalive
+        #: Seconds a client has to complete its opening handshake.
+        self.open_timeout = open_timeout
+        self.loop = asyncio.get_running_loop()
+        #: Every connection whose socket is up.
+        self.connections: set[WebSocket] = set()
+        self._unfinished: set[Handler] = set()
+        self._finishing: set[asyncio.Task[None]] = set()
+        self._all_finished = asyncio.Event()
+        self._all_finished.set()
+        self._parts_given = 0
+        self._server: asyncio.Server | None = None
+        self._pinger: asyncio.Task[None] | None = None
+
+    async def start(self, host: str, port: int, *, backlog: int = 511) -> None:
+        self._server = await self.loop.create_server(
+            lambda: WebSocket(self), host, port, backlog=backlog, reuse_address=True
+        )
+        if self.keepalive > 0:
+            self._pinger = self.loop.create_task(self._keep_alive())
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the one the system chose for port 0)."""
+        assert self._server is not None
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
+
+    def opened(self, ws: WebSocket) -> None:
+        assert ws._handler is not None
+        self._unfinished.add(ws._handler)
+        self._all_finished.clear()
+
+    def finish(self, handler: Handler) -> None:
+        """Run ``handler.closed()`` in a task of its own."""
+        task = self.loop.create_task(self.finished(handler))
+        self._finishing.add(task)
+        task.add_done_callback(self._finishing.discard)
+
+    async def finished(self, handler: Handler) -> None:
+        try:
+            await handler.closed()
+        except Exception:
+            log.exception("a connection's end failed to be handled")
+        finally:
+            self._unfinished.discard(handler)
+            if not self._unfinished:
+                self._all_finished.set()
+
+    async def _keep_alive(self) -> None:
+        # in parts, one a turn: 20,000 pings written at once would stall the loop ~100 ms
+        part = 0
+        while True:
+            await asyncio.sleep(self.keepalive / KEEPALIVE_PARTS)
+            self.sweep(part)
+            part = (part + 1) % KEEPALIVE_PARTS
+
+    def next_part(self) -> int:
+        """The keepalive part of a new connection: each in turn."""
+        self._parts_given += 1
+        return self._parts_given % KEEPALIVE_PARTS
+
+    def sweep(self, part: int) -> None:
+        """Close each open connection of ``part`` that sent nothing since its last ping,
+        and ping the others."""
+        for ws in list(self.connections):
+            if ws.part != part or ws.state is not State.OPEN:
+                continue
+            if not ws.heard and not ws._inbox:  # (a close frame it would not read: not waited for)
+                if ws.buffered():
+                    ws.abort()
+                else:
+                    ws.fail(frames.INTERNAL_ERROR, "keepalive ping timeout")
+                continue
+            ws.heard = False
+            ws.ping()
+
+    def stop_accepting(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._pinger is not None:
+            self._pinger.cancel()
+
+    def close_all(self, code: int, reason: str, timeout: float = CLOSE_TIMEOUT) -> None:
+        for ws in list(self.connections):
+            ws.close(code, reason, timeout)
+
+    async def wait_closed(self) -> None:
+        """Wait until every connection is gone and its end handled."""
+        while self.connections:
+            await next(iter(self.connections)).wait_closed()
+        await self._all_finished.wait()
+        if self._finishing:
+            await asyncio.wait(self._finishing)
