@@ -116,6 +116,8 @@ class LoadConfig:
     warmup: float
     duration: float
     seed: int
+    #: The load processes' event loop: "uvloop" (the server's) or "asyncio".
+    client_loop: str = "uvloop"
 
     @property
     def window(self) -> tuple[float, float]:
@@ -637,7 +639,13 @@ class LoadProcess:
         self.tasks: set[asyncio.Task[None]] = set()
         self.stopping = False
         self.open_by_server: Counter[str] = Counter()
-        self.loop = asyncio.new_event_loop()
+        self.loop: asyncio.AbstractEventLoop
+        if cfg.client_loop == "uvloop":
+            import uvloop
+
+            self.loop = uvloop.new_event_loop()
+        else:
+            self.loop = asyncio.new_event_loop()
 
     def spawn(self, coro: Any) -> None:
         task = self.loop.create_task(coro)
@@ -1026,6 +1034,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="deflate",
         help="permessage-deflate offered by the clients (the ddz client offers it)",
     )
+    p.add_argument(
+        "--client-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the load processes' event loop (until 2026-12-01 session 7: asyncio's, which "
+        "took about twice the CPU: on two cores it left the servers less)",
+    )
     p.add_argument("--keep-logs", action="store_true", help="keep started servers' logs")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the summary as JSON here")
@@ -1126,6 +1141,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             warmup=args.warmup,
             duration=args.duration,
             seed=args.seed,
+            client_loop=args.client_loop,
         )
         w0, w1 = cfg.window
         ctx = mp.get_context("fork")
@@ -1307,6 +1323,7 @@ def summarise(
             "warmup": args.warmup,
             "duration": args.duration,
             "compression": args.compression,
+            "client_loop": args.client_loop,
             "redis_pool": args.redis_pool,
             "bot_speed": args.bot_speed if args.mode == "practice" else None,
         },

@@ -7,7 +7,8 @@ group, by the innermost frame that names one (library frames such as pydantic, r
 msgpack, websockets or asyncio take the group of the project code that called them):
 
 - ``frame in``: websockets reading and parsing a frame, the connection's handler loop
-  (``server/transport.py``, ``server/reading.py``), and websockets/uvloop callbacks with no
+  (``server/transport.py``, ``server/websocket.py``, ``server/frames.py``'s reading), and
+  websockets/uvloop callbacks with no
   project frame above them.
 - ``decode, checks, dispatch``: ``protocol.codec.decode`` (pydantic validation of the
   request), ``App.receive``/``_dispatch``/``_handle``, the flood guard, sessions, the
@@ -66,7 +67,7 @@ RULES: tuple[tuple[str, str | None, str], ...] = (
     ("server/runner.py", "request", "Room.handle and Match"),
     ("server/runner.py", "<lambda>", "Room.handle and Match"),
     ("server/hub.py", None, "fan-out: encode, write"),
-    ("server/relay.py", None, "fan-out: encode, write"),
+    ("server/cluster/relay.py", None, "fan-out: encode, write"),
     ("protocol/codec.py", "encode", "fan-out: encode, write"),
     ("protocol/codec.py", "decode", "decode, checks, dispatch"),
     ("server/rooms/", None, "Room.handle and Match"),
@@ -86,7 +87,11 @@ RULES: tuple[tuple[str, str | None, str], ...] = (
     ("server/transport.py", "run", "loop, GC, other"),
     ("server/__main__.py", None, "loop, GC, other"),
     ("server/transport.py", None, "frame in"),
-    ("server/reading.py", None, "frame in"),
+    ("server/frames.py", "read_frame", "frame in"),
+    ("server/frames.py", "read_close", "frame in"),
+    ("server/frames.py", None, "fan-out: encode, write"),
+    ("server/websocket.py", "write", "fan-out: encode, write"),
+    ("server/websocket.py", None, "frame in"),
 )
 
 
