@@ -301,8 +301,9 @@ class RoomDirectory:
                 log.warning("could not look for rooms to take over: %s", exc)
 
     async def hand_over(self) -> None:
-        """The process is going down: stop every room's clock and bots, give their leases
-        up and tell the other processes to take them at once.
+        """The process is going down: stop every room's clock and bots, save whole the rooms
+        with steps in their tail (the next process then loads without replaying), give their
+        leases up and tell the other processes to take them at once.
 
         Changes already under way finish first, and what they sent other processes is
         published, before a lease is given up: a room's next process must not send a
@@ -317,6 +318,8 @@ class RoomDirectory:
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(_settled(runners), HAND_OVER_WAIT)
+        with contextlib.suppress(TimeoutError):  # (one batch of saves: group commit)
+            await asyncio.wait_for(asyncio.gather(*(r.compact() for r in runners)), HAND_OVER_WAIT)
         await self.relay.flush(HAND_OVER_WAIT)
         try:
             await self.leases.release(leases)

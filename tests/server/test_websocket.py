@@ -85,6 +85,18 @@ async def echo_server(**options: Any) -> AsyncIterator[tuple[WebSocketServer, Ec
         await asyncio.wait_for(server.wait_closed(), 5)
 
 
+async def raw_socket(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A plain TCP connection to the server at ``url``: the test speaks HTTP itself."""
+    return await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+
+
+#: A websocket opening request, by hand.
+UPGRADE = (
+    b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
 def masked(first: int, payload: bytes, *, mask: bool = True) -> bytes:
     """A client frame built by hand: ``first`` is its first byte (FIN, RSV, opcode)."""
     key = os.urandom(4)
@@ -172,11 +184,8 @@ async def test_a_message_over_the_limit_in_fragments_closes_the_connection() -> 
 async def test_a_client_that_answers_no_ping_is_closed() -> None:
     async with echo_server(keepalive=0.05) as (_, _, url):
         async with connect(url, ping_interval=None) as alive:
-            reader, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
-            writer.write(
-                b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            )
+            reader, writer = await raw_socket(url)
+            writer.write(UPGRADE)
             async with asyncio.timeout(5):
                 assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
                 rest = await reader.read()  # pings, then the close frame and the end
@@ -190,7 +199,7 @@ async def test_a_client_that_answers_no_ping_is_closed() -> None:
 
 async def test_a_socket_that_never_completes_its_handshake_is_closed() -> None:
     async with echo_server(open_timeout=0.05) as (_, _, url):
-        reader, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        reader, writer = await raw_socket(url)
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and nothing more
         async with asyncio.timeout(5):
             assert await reader.read() == b""
@@ -208,7 +217,7 @@ async def test_a_socket_that_never_completes_its_handshake_is_closed() -> None:
 )
 async def test_plain_http_is_answered_and_closed(request_bytes: bytes, status: bytes) -> None:
     async with echo_server() as (_, _, url):
-        reader, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        reader, writer = await raw_socket(url)
         writer.write(request_bytes)
         async with asyncio.timeout(5):
             answer = await reader.read()
@@ -299,3 +308,47 @@ async def test_a_connection_with_its_inbox_full_is_read_no_more_until_it_drains(
         answered = [(await client.recv_type(Pong)).request_id for _ in range(1, INBOX_HIGH + 6)]
         assert answered == list(range(1, INBOX_HIGH + 6))
         assert paused[0] and ws.transport.is_reading()
+
+
+class Counting(Echo):
+    """Counts a connection in when its answer is given (as the caps do), out when lost;
+    answers only once ``gate`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.answered = asyncio.Event()
+        self.counted: set[WebSocket] = set()
+
+    async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        await self.gate.wait()
+        self.counted.add(ws)
+        self.answered.set()
+        return None
+
+    def lost(self, ws: WebSocket) -> None:
+        self.counted.discard(ws)
+
+
+async def test_a_socket_cut_while_its_answer_waits_is_counted_out_once_answered() -> None:
+    # (a slow answer, such as /healthz with Redis slow, and the opening handshake's timeout)
+    counting = Counting()
+    server = WebSocketServer(counting, max_size=1024, open_timeout=0.1)
+    await server.start("127.0.0.1", 0)
+    try:
+        _, writer = await raw_socket(f"ws://127.0.0.1:{server.port}")
+        writer.write(UPGRADE)
+        async with asyncio.timeout(5):
+            while not server.connections:
+                await asyncio.sleep(0.01)
+            while server.connections:  # cut by the timeout while its answer waits
+                await asyncio.sleep(0.01)
+        counting.gate.set()
+        await asyncio.wait_for(counting.answered.wait(), 5)
+        await asyncio.sleep(0)  # (the rest of the answer's task)
+        assert counting.counted == set()
+        assert counting.sockets == []  # never opened
+        writer.close()
+    finally:
+        server.stop_accepting()
+        await asyncio.wait_for(server.wait_closed(), 5)

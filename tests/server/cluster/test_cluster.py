@@ -12,7 +12,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import Left, Pong, ReadyRequest, Snapshot
 from server.cluster.messages import Adopt, Forward, PlayerFrames, Rejoin, unpack_message
 from server.cluster.ops import RoomOp
-from server.rooms.room import RoomError
+from server.rooms.room import Room, RoomError
 from tests.server.cluster.harness import join_from, nodes, open_room, until
 
 
@@ -246,3 +246,19 @@ async def test_what_one_change_sends_a_player_elsewhere_goes_as_one_message() ->
         assert [len(m.frames) for m in published if isinstance(m, PlayerFrames)] == [2, 1]
         await until(lambda: len(b.hub.got[bo]) == 2)
         assert b.hub.got[bo] == [Left(), Pong(request_id=7)]  # in order
+
+
+async def test_a_clean_handover_saves_whole_the_rooms_saved_as_steps() -> None:
+    """Steps saved since a room's last whole save would be replayed by the process that
+    takes it; a clean shutdown saves such rooms whole first."""
+    async with nodes("a:1", "b:2") as (redis, _, (a, _b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        await a.directory.route(code, RoomOp("request", ann, request=ReadyRequest()))
+        assert len(redis.rooms[code].tail) == 1  # the ready, a step
+        live = a.directory.rooms[code].room.to_data()
+        await a.directory.hand_over()
+        assert redis.rooms[code].tail == []
+        stored = await a.store.load_room(code)
+        assert stored is not None and "tail" not in stored
+        assert Room.from_data(stored).to_data() == live
