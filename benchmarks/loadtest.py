@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
 import math
@@ -81,6 +82,11 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
+
 from client.connection import Pacer
 from protocol.cards import card_rank
 from protocol.legal import legal_plays
@@ -102,6 +108,123 @@ START_WATCHDOG = 45.0
 
 
 # --- configuration ------------------------------------------------------------------------
+
+
+class LeanSocket(asyncio.Protocol):
+    """A websocket client that is a socket and a frame parser, for the load processes:
+    websockets' asyncio client spent a task per send and a waiting chain per connection,
+    CPU that on two cores the servers under test needed. It sends masked binary frames
+    (never fragmented), hands each binary message to ``on_message``, answers pings, and
+    answers a close frame; no extension (``--compression none`` only)."""
+
+    def __init__(self, url: str, on_message: Any) -> None:
+        parsed = urlparse(url)
+        self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 80
+        self.path = parsed.path or "/"
+        self.on_message = on_message
+        self.transport: asyncio.Transport | None = None
+        self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.buffer = b""
+        self.open = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = (
+            f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        transport.write(request.encode())  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if not self.open:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head, self.buffer = self.buffer[:end], self.buffer[end + 4 :]
+            if not head.startswith(b"HTTP/1.1 101"):
+                if not self.opened.done():
+                    self.opened.set_exception(
+                        InvalidHandshake(head.split(b"\r\n", 1)[0].decode(errors="replace"))
+                    )
+                self.abort()
+                return
+            self.open = True
+            self.opened.set_result(None)
+        buffer, at = self.buffer, 0
+        while len(buffer) - at >= 2:
+            opcode, length = buffer[at] & 0x0F, buffer[at + 1] & 0x7F
+            start = at + 2
+            if length == 126:
+                length, start = int.from_bytes(buffer[start : start + 2], "big"), start + 2
+            elif length == 127:
+                length, start = int.from_bytes(buffer[start : start + 8], "big"), start + 8
+            if len(buffer) < start + length:
+                break
+            payload, at = buffer[start : start + length], start + length
+            if opcode == 0x2:
+                self.on_message(payload)
+            elif opcode == 0x9:
+                self._frame(0xA, payload)
+            elif opcode == 0x8:
+                if self.open:
+                    self._frame(0x8, payload[:2])
+                self.open = False
+                assert self.transport is not None
+                self.transport.close()
+                break
+        self.buffer = buffer[at:]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.open = False
+        if not self.opened.done():
+            self.opened.set_exception(ConnectionError("connection lost in the handshake"))
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def _frame(self, opcode: int, payload: bytes) -> None:
+        size = len(payload)
+        if size < 126:
+            header = bytes((0x80 | opcode, 0x80 | size))
+        elif size < 1 << 16:
+            header = bytes((0x80 | opcode, 0x80 | 126)) + size.to_bytes(2, "big")
+        else:
+            header = bytes((0x80 | opcode, 0x80 | 127)) + size.to_bytes(8, "big")
+        mask = os.urandom(4)
+        assert self.transport is not None
+        self.transport.write(header + mask + apply_mask(payload, mask))
+
+    def send(self, data: bytes) -> None:
+        if self.open:
+            self._frame(0x2, data)
+
+    async def close(self) -> None:
+        """Send a close frame; wait for the server to close the socket (2 s at most)."""
+        if self.open:
+            self._frame(0x8, (1000).to_bytes(2, "big"))
+            self.open = False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.closed), 2)
+        self.abort()
+
+    def abort(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+
+async def lean_connect(url: str, on_message: Any, timeout: float) -> LeanSocket:
+    loop = asyncio.get_running_loop()
+    sock = LeanSocket(url, on_message)
+    await asyncio.wait_for(loop.create_connection(lambda: sock, sock.host, sock.port), timeout)
+    try:
+        await asyncio.wait_for(asyncio.shield(sock.opened), timeout)
+    except BaseException:
+        sock.abort()
+        raise
+    return sock
 
 
 @dataclass(frozen=True)
@@ -215,7 +338,7 @@ class Player:
         self.creator = creator
         self.rng = random.Random(f"{self.cfg.seed}:{name}")
         self.pacer = Pacer()
-        self.ws: ClientConnection | None = None
+        self.ws: ClientConnection | LeanSocket | None = None
         self.next_rid = 0
         # room and table
         self.in_room = False
@@ -265,7 +388,10 @@ class Player:
         if self.stats.in_window(wall):
             self.stats.sent[kind] += 1
         self.stats.sent_total[kind] += 1
-        self.proc.spawn(self._write(ws, msgpack.packb(payload)))
+        if isinstance(ws, LeanSocket):
+            ws.send(msgpack.packb(payload))
+        else:
+            self.proc.spawn(self._write(ws, msgpack.packb(payload)))
         return rid
 
     async def _write(self, ws: ClientConnection, data: bytes) -> None:
@@ -274,7 +400,14 @@ class Player:
 
     # --- life -------------------------------------------------------------------------
 
+    def on_raw(self, raw: bytes) -> None:
+        self.last_message = time.monotonic()
+        self.on_message(msgpack.unpackb(raw, raw=False))
+
     async def run(self) -> None:
+        if self.cfg.compression is None:
+            await self.run_lean()
+            return
         try:
             self.ws = await connect(
                 self.server,
@@ -300,6 +433,31 @@ class Player:
                     self.on_message(msgpack.unpackb(raw, raw=False))
         except ConnectionClosed:
             pass
+        finally:
+            self.stats.open -= 1
+            self.proc.open_by_server[self.server] -= 1
+            if not self.proc.stopping:
+                self.stats.dropped += 1
+                if self.stats.dropped <= 3:
+                    print(f"[load] {self.name}: connection dropped", file=sys.stderr)
+            self.ws = None
+
+    async def run_lean(self) -> None:
+        """``run`` on a ``LeanSocket``."""
+        try:
+            sock = await lean_connect(self.server, self.on_raw, timeout=30)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            self.stats.connect_failures[type(exc).__name__] += 1
+            return
+        self.ws = sock
+        self.stats.open += 1
+        self.stats.peak_open = max(self.stats.peak_open, self.stats.open)
+        self.proc.open_by_server[self.server] += 1
+        try:
+            self.send(
+                {"type": "hello", "name": self.name, "version": PROTOCOL_VERSION, "token": None}
+            )
+            await sock.closed
         finally:
             self.stats.open -= 1
             self.proc.open_by_server[self.server] -= 1
@@ -725,7 +883,10 @@ class LoadProcess:
         if closing:
             await asyncio.wait(closing, timeout=15)
         for ws in sockets:
-            ws.transport.abort()
+            if isinstance(ws, LeanSocket):
+                ws.abort()
+            else:
+                ws.transport.abort()
         for task in list(self.tasks):
             task.cancel()
         await asyncio.sleep(0)
