@@ -405,21 +405,25 @@ class Player:
         self.on_message(msgpack.unpackb(raw, raw=False))
 
     async def run(self) -> None:
-        if self.cfg.compression is None:
-            await self.run_lean()
-            return
+        """Connect, say hello, and play until the connection ends: on a ``LeanSocket``,
+        or on websockets' client when the run offers compression."""
+        ws: ClientConnection | LeanSocket
         try:
-            self.ws = await connect(
-                self.server,
-                compression=self.cfg.compression,
-                open_timeout=30,
-                ping_interval=None,
-                max_size=1 << 20,
-                close_timeout=2,
-            )
+            if self.cfg.compression is None:
+                ws = await lean_connect(self.server, self.on_raw, timeout=30)
+            else:
+                ws = await connect(
+                    self.server,
+                    compression=self.cfg.compression,
+                    open_timeout=30,
+                    ping_interval=None,
+                    max_size=1 << 20,
+                    close_timeout=2,
+                )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             self.stats.connect_failures[type(exc).__name__] += 1
             return
+        self.ws = ws
         self.stats.open += 1
         self.stats.peak_open = max(self.stats.peak_open, self.stats.open)
         self.proc.open_by_server[self.server] += 1
@@ -427,37 +431,14 @@ class Player:
             self.send(
                 {"type": "hello", "name": self.name, "version": PROTOCOL_VERSION, "token": None}
             )
-            async for raw in self.ws:
-                self.last_message = time.monotonic()
-                if isinstance(raw, bytes):
-                    self.on_message(msgpack.unpackb(raw, raw=False))
+            if isinstance(ws, LeanSocket):
+                await ws.closed
+            else:
+                async for raw in ws:
+                    if isinstance(raw, bytes):
+                        self.on_raw(raw)
         except ConnectionClosed:
             pass
-        finally:
-            self.stats.open -= 1
-            self.proc.open_by_server[self.server] -= 1
-            if not self.proc.stopping:
-                self.stats.dropped += 1
-                if self.stats.dropped <= 3:
-                    print(f"[load] {self.name}: connection dropped", file=sys.stderr)
-            self.ws = None
-
-    async def run_lean(self) -> None:
-        """``run`` on a ``LeanSocket``."""
-        try:
-            sock = await lean_connect(self.server, self.on_raw, timeout=30)
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            self.stats.connect_failures[type(exc).__name__] += 1
-            return
-        self.ws = sock
-        self.stats.open += 1
-        self.stats.peak_open = max(self.stats.peak_open, self.stats.open)
-        self.proc.open_by_server[self.server] += 1
-        try:
-            self.send(
-                {"type": "hello", "name": self.name, "version": PROTOCOL_VERSION, "token": None}
-            )
-            await sock.closed
         finally:
             self.stats.open -= 1
             self.proc.open_by_server[self.server] -= 1
