@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from websockets.exceptions import ProtocolError
+from websockets.frames import Close
+
 try:  # websockets' C helper; its pure-Python twin where it was not built
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover (the wheel ships it)
@@ -23,9 +26,6 @@ OPCODES = frozenset((CONT, TEXT, BINARY, CLOSE, PING, PONG))
 #: Close codes (RFC 6455 7.4.1).
 NORMAL, GOING_AWAY, PROTOCOL_ERROR = 1000, 1001, 1002
 NO_STATUS, INVALID_DATA, POLICY, TOO_BIG, INTERNAL_ERROR = 1005, 1007, 1008, 1009, 1011
-#: The codes a peer may send in a close frame (1004-1006 and 1015 are reserved for
-#: reporting, 3000-4999 for applications).
-SENDABLE = frozenset((1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014))
 
 
 class FrameError(Exception):
@@ -111,16 +111,12 @@ def close_frame(code: int, reason: str = "") -> bytes:
 
 
 def read_close(payload: bytes) -> tuple[int, str]:
-    """The code and reason of a client's close frame (``NO_STATUS`` when it has none)."""
-    if not payload:
-        return NO_STATUS, ""
-    if len(payload) == 1:
-        raise FrameError(PROTOCOL_ERROR, "close frame too short")
-    code = int.from_bytes(payload[:2], "big")
-    if code not in SENDABLE and not 3000 <= code < 5000:
-        raise FrameError(PROTOCOL_ERROR, f"invalid close code {code}")
+    """The code and reason of a client's close frame (``NO_STATUS`` when it has none), as
+    websockets reads and checks them (a code a peer may not send, a reason not UTF-8)."""
     try:
-        reason = payload[2:].decode()
+        close = Close.parse(payload)
+    except ProtocolError as exc:
+        raise FrameError(PROTOCOL_ERROR, str(exc)) from exc
     except UnicodeDecodeError as exc:
         raise FrameError(INVALID_DATA, "close reason is not UTF-8") from exc
-    return code, reason
+    return int(close.code), close.reason

@@ -180,9 +180,8 @@ def write_framed(conn: Connection, wire: list[bytes]) -> None:
     ws = conn.ws
     if conn.dropped == "send_buffer":
         return  # aborted: its transport takes no more
-    if ws.open:
-        try:
-            ws.write(wire[0] if len(wire) == 1 else b"".join(wire))
-        except Exception as exc:  # as broadcast: one connection's failure stops no other
-            log.warning("skipped a send: failed to write messages: %s", exc)
+    try:
+        ws.write(wire[0] if len(wire) == 1 else b"".join(wire))  # (skipped if not open)
+    except Exception as exc:  # as broadcast: one connection's failure stops no other
+        log.warning("skipped a send: failed to write messages: %s", exc)
     conn.check_backlog()

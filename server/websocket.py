@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import email.utils
 import logging
 from enum import Enum
 from http import HTTPStatus
 from typing import Protocol, cast
 
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
@@ -54,6 +52,8 @@ KEEPALIVE_PARTS = 20
 MAX_REQUEST = 64 * 1024
 
 Message = bytes | str
+#: Builds plain HTTP answers (``reject`` keeps no state of its own).
+_HTTP = ServerProtocol()
 
 
 class State(Enum):
@@ -117,7 +117,7 @@ class WebSocket(asyncio.Protocol):
         self.state = State.CONNECTING
         #: Whether anything came since the last keepalive ping; when it is pinged.
         self.heard = True
-        self.part = server.next_part()
+        self.part = 0  # (given by the server when the socket is up)
         self._data = b""  # received, not parsed yet
         self._paced = False  # behind by more than a slice: the rest parsed next turn
         self._eof = False
@@ -138,7 +138,7 @@ class WebSocket(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)  # (uvloop's is not a subclass)
         peer = self.transport.get_extra_info("peername")
         self.remote_address = (str(peer[0]), int(peer[1])) if peer else None
-        self._server.connections.add(self)
+        self._server.track(self)
         self._timer = self._server.loop.call_later(self._server.open_timeout, self.transport.abort)
 
     def data_received(self, data: bytes) -> None:
@@ -163,13 +163,15 @@ class WebSocket(asyncio.Protocol):
         return None  # the client is gone without a closing handshake: close
 
     def connection_lost(self, exc: Exception | None) -> None:
+        answering = self.state is State.CONNECTING and self._worker is not None
         self.state = State.CLOSED
         self._data = b""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._server.connections.discard(self)
-        self._server.listener.lost(self)
+        self._server.forget(self)
+        if not answering:  # (else once its answer is given: it may count it in first)
+            self._server.listener.lost(self)
         if self._lost is not None and not self._lost.done():
             self._lost.set_result(None)
         if self._handler is not None and self._worker is None:
@@ -210,7 +212,7 @@ class WebSocket(asyncio.Protocol):
             response = self.respond(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error\n")
         finally:
             self._worker = None
-        if self.state is not State.CONNECTING:  # lost meanwhile (maybe before it was admitted)
+        if self.state is not State.CONNECTING:  # lost meanwhile
             self._server.listener.lost(self)
             return
         if response is None:
@@ -232,17 +234,8 @@ class WebSocket(asyncio.Protocol):
             self._parse()
 
     def respond(self, status: HTTPStatus, text: str) -> Response:
-        """A plain-text HTTP response that closes the connection."""
-        body = text.encode()
-        headers = Headers(
-            [
-                ("Date", email.utils.formatdate(usegmt=True)),
-                ("Connection", "close"),
-                ("Content-Length", str(len(body))),
-                ("Content-Type", "text/plain; charset=utf-8"),
-            ]
-        )
-        return Response(status.value, status.phrase, headers, body)
+        """A plain-text HTTP response that closes the connection (websockets' own)."""
+        return _HTTP.reject(status, text)
 
     def _refuse(self, status: HTTPStatus, text: str) -> None:
         self.transport.write(self.respond(status, text).serialize())
@@ -454,13 +447,13 @@ class WebSocketServer:
         #: Seconds a client has to complete its opening handshake.
         self.open_timeout = open_timeout
         self.loop = asyncio.get_running_loop()
-        #: Every connection whose socket is up.
-        self.connections: set[WebSocket] = set()
+        #: The connections whose socket is up, in their keepalive parts.
+        self._parts: list[set[WebSocket]] = [set() for _ in range(KEEPALIVE_PARTS)]
         self._unfinished: set[Handler] = set()
         self._finishing: set[asyncio.Task[None]] = set()
         self._all_finished = asyncio.Event()
         self._all_finished.set()
-        self._parts_given = 0
+        self._next_part = 0
         self._server: asyncio.Server | None = None
         self._pinger: asyncio.Task[None] | None = None
 
@@ -507,16 +500,25 @@ class WebSocketServer:
             self.sweep(part)
             part = (part + 1) % KEEPALIVE_PARTS
 
-    def next_part(self) -> int:
-        """The keepalive part of a new connection: each in turn."""
-        self._parts_given += 1
-        return self._parts_given % KEEPALIVE_PARTS
+    @property
+    def connections(self) -> set[WebSocket]:
+        """Every connection whose socket is up."""
+        return set().union(*self._parts)
+
+    def track(self, ws: WebSocket) -> None:
+        """``ws``'s socket is up: it goes in the next keepalive part, each in turn."""
+        ws.part = self._next_part
+        self._next_part = (self._next_part + 1) % KEEPALIVE_PARTS
+        self._parts[ws.part].add(ws)
+
+    def forget(self, ws: WebSocket) -> None:
+        self._parts[ws.part].discard(ws)
 
     def sweep(self, part: int) -> None:
         """Close each open connection of ``part`` that sent nothing since its last ping,
         and ping the others."""
-        for ws in list(self.connections):
-            if ws.part != part or ws.state is not State.OPEN:
+        for ws in list(self._parts[part]):
+            if ws.state is not State.OPEN:
                 continue
             if not ws.heard and not ws._inbox:  # (a close frame it would not read: not waited for)
                 if ws.buffered():

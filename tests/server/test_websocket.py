@@ -24,10 +24,21 @@ from protocol.messages import Ping, Pong
 from server import frames
 from server.hub import Connection
 from server.websocket import INBOX_HIGH, READ_SLICE, Handler, WebSocket, WebSocketServer
-from tests.server.wire import running_server, wire_client
+from tests.server.wire import WireClient, running_server, wire_client
 
 #: Settings that let a test send bursts: no flood limit in the way.
 NO_RATE_LIMIT: dict[str, Any] = {"rate_limit": 1e6, "rate_burst": 1_000_000}
+
+
+@contextlib.asynccontextmanager
+async def unlimited_client(redis_url: str) -> AsyncIterator[tuple[Any, WireClient, WebSocket]]:
+    """A server with no flood limit in the way of a burst, a client that said hello, and the
+    server's side of its connection."""
+    async with (
+        running_server(redis_url, **NO_RATE_LIMIT) as srv,
+        wire_client(srv.url) as (client, welcome),
+    ):
+        yield srv, client, server_side(srv, welcome.player_id)
 
 
 def server_side(srv: Any, player_id: str) -> WebSocket:
@@ -230,10 +241,7 @@ async def test_a_burst_in_one_write_is_parsed_in_slices_and_answered_in_order(
 ) -> None:
     # One read of 256 KB of 1-byte frames was 350 ms of parsing with every other player
     # waiting.
-    async with (
-        running_server(redis_url, **NO_RATE_LIMIT) as srv,
-        wire_client(srv.url) as (client, _),
-    ):
+    async with unlimited_client(redis_url) as (_, client, _):
         parsed: list[int] = []
         parse = WebSocket._parse
 
@@ -282,11 +290,7 @@ async def test_no_task_waits_on_a_connection_between_its_messages(redis_url: str
 async def test_a_connection_with_its_inbox_full_is_read_no_more_until_it_drains(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with (
-        running_server(redis_url, **NO_RATE_LIMIT) as srv,
-        wire_client(srv.url) as (client, welcome),
-    ):
-        ws = server_side(srv, welcome.player_id)
+    async with unlimited_client(redis_url) as (srv, client, ws):
         gate = asyncio.Event()
         receive = srv.app.receive
         paused: list[bool] = []
