@@ -179,8 +179,12 @@ class Deal:
         if seat != self.turn:
             raise NotYourTurn(f"it is seat {self.turn}'s turn, not seat {seat}'s")
 
-    def bid(self, seat: int, value: int, timeout: bool = False) -> list[Message]:
-        """Bid 1..3 (strictly above the highest so far), or 0 to pass."""
+    def bid(
+        self, seat: int, value: int, timeout: bool = False, version: int | None = None
+    ) -> list[Message]:
+        """Bid 1..3 (strictly above the highest so far), or 0 to pass. ``version``: the
+        match's version after this action, which its event carries (as do ``pass_turn``'s
+        and ``play``'s)."""
         self._check_turn(seat, "bidding")
         if value == 0:
             if not self.may_pass:
@@ -191,7 +195,9 @@ class Deal:
             raise BidNotHigher(f"a bid must be higher than {self.highest_bid}")
         self.bids.append([seat, value])
         events: list[Message] = [
-            BidMade(seat=seat, bid=value, highest=self.highest_bid, timeout=timeout)
+            BidMade(
+                seat=seat, bid=value, highest=self.highest_bid, timeout=timeout, version=version
+            )
         ]
         if value == 3 or len(self.bids) == SEATS:
             events.extend(self._close_bidding())
@@ -213,10 +219,12 @@ class Deal:
             )
         ]
 
-    def pass_turn(self, seat: int, timeout: bool = False) -> list[Message]:
+    def pass_turn(
+        self, seat: int, timeout: bool = False, version: int | None = None
+    ) -> list[Message]:
         """Pass in the bidding or in a trick."""
         if self.phase == "bidding":
-            return self.bid(seat, 0, timeout)
+            return self.bid(seat, 0, timeout, version)
         self._check_turn(seat, "playing")
         if self.last_play is None:
             raise LeaderMustPlay("the seat that leads a trick must play")
@@ -234,10 +242,17 @@ class Deal:
                 trick_over=trick_over,
                 leader=self.turn if trick_over else None,
                 timeout=timeout,
+                version=version,
             )
         ]
 
-    def play(self, seat: int, ranks: tuple[Rank, ...], timeout: bool = False) -> list[Message]:
+    def play(
+        self,
+        seat: int,
+        ranks: tuple[Rank, ...],
+        timeout: bool = False,
+        version: int | None = None,
+    ) -> list[Message]:
         """Play these ranks: they must be held, form a play, and beat the table."""
         self._check_turn(seat, "playing")
         cards = pick_cards(self.hands[seat], ranks)
@@ -272,20 +287,21 @@ class Deal:
                 card_counts=self.card_counts,
                 multiplier=self.multiplier,
                 timeout=timeout,
+                version=version,
             )
         ]
 
-    def default_action(self, seat: int) -> list[Message]:
+    def default_action(self, seat: int, version: int | None = None) -> list[Message]:
         """What the clock does for a seat that ran out of time (SPEC section 8): pass, or bid
         1 where the seat may not pass, or lead its lowest card as a single."""
         if self.phase == "bidding":
             self._check_turn(seat, "bidding")
-            return self.bid(seat, 0 if self.may_pass else 1, timeout=True)
+            return self.bid(seat, 0 if self.may_pass else 1, timeout=True, version=version)
         self._check_turn(seat, "playing")
         if self.may_pass:
-            return self.pass_turn(seat, timeout=True)
+            return self.pass_turn(seat, timeout=True, version=version)
         lowest = min(self.hands[seat])
-        return self.play(seat, (card_rank(lowest),), timeout=True)
+        return self.play(seat, (card_rank(lowest),), timeout=True, version=version)
 
     # --- the end ----------------------------------------------------------------------
 

@@ -15,14 +15,11 @@ from typing import Any, Literal
 
 from protocol.events import (
     AwaitingReady,
-    BidMade,
-    CardsPlayed,
     DealEnded,
     DealStarted,
     DealVoided,
     MatchEnded,
     Message,
-    Passed,
     Phase,
     SeatControl,
     TablePlay,
@@ -61,8 +58,6 @@ WATCHERS: Literal["watchers"] = "watchers"
 Audience = int | Literal["everyone", "watchers"]
 """A seat number (that seat only), everyone (seats and watchers), or watchers only."""
 Outgoing = tuple[Audience, Message]
-#: Events that carry the match's version after their command.
-VERSIONED = (BidMade, Passed, CardsPlayed, SeatControl)
 
 
 @dataclass(frozen=True)
@@ -165,24 +160,14 @@ class Match:
         seat = getattr(command, "seat", 0)
         if not 0 <= seat < SEATS:
             raise NotYourTurn(f"there is no seat {seat}")
+        # the actions (bids, passes, plays, seat control) carry the version they leave the
+        # match at, built in: a client follows it from them, computing nothing
         self.version += 1
         try:
-            out = self._dispatch(command, now, rng)
+            return self._dispatch(command, now, rng)
         except Exception:
             self.version -= 1
             raise
-        # the actions carry the version they leave the match at: a client follows it
-        # from them, computing nothing (one copy per event, as the hub encodes each once)
-        stamped: dict[int, Message] = {}
-        for i, (to, message) in enumerate(out):
-            if isinstance(message, VERSIONED):
-                copy = stamped.get(id(message))
-                if copy is None:
-                    copy = stamped[id(message)] = message.model_copy(
-                        update={"version": self.version}
-                    )
-                out[i] = (to, copy)
-        return out
 
     def _dispatch(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
         if isinstance(command, Resume):
@@ -196,16 +181,16 @@ class Match:
             if command.seat != deal.turn:
                 raise NotYourTurn(f"it is seat {deal.turn}'s turn, not seat {command.seat}'s")
             self._check_deadline(now)
-            events = deal.default_action(command.seat)
+            events = deal.default_action(command.seat, self.version)
             returned = self._resume_takes_effect(command.seat)
             taken = self._count_timeout(command.seat)
             return returned + self._after_action(events, now, rng, taken)
         if isinstance(command, Bid):
-            events = deal.bid(command.seat, command.value)
+            events = deal.bid(command.seat, command.value, version=self.version)
         elif isinstance(command, Pass):
-            events = deal.pass_turn(command.seat)
+            events = deal.pass_turn(command.seat, version=self.version)
         elif isinstance(command, PlayCards):
-            events = deal.play(command.seat, command.ranks)
+            events = deal.play(command.seat, command.ranks, version=self.version)
         else:
             raise TypeError(f"not a command: {command!r}")
         if not self.bot_control[command.seat]:
@@ -223,7 +208,7 @@ class Match:
         self.timeouts_in_row[seat] += 1
         if self.timeouts_in_row[seat] >= TIMEOUTS_BEFORE_TAKEOVER and not self.bot_control[seat]:
             self.bot_control[seat] = True
-            return [(EVERYONE, SeatControl(seat=seat, bot=True, reason="timeouts"))]
+            return [(EVERYONE, self._seat_control(seat, True, "timeouts"))]
         return []
 
     def _resume(self, seat: int) -> list[Outgoing]:
@@ -233,8 +218,14 @@ class Match:
             raise NotTakenOver("you are already playing this seat yourself")
         if self.turn == seat:
             self.resume_pending[seat] = True
-            return [(EVERYONE, SeatControl(seat=seat, bot=True, reason="resume_pending"))]
+            return [(EVERYONE, self._seat_control(seat, True, "resume_pending"))]
         return self._give_back(seat)
+
+    def _seat_control(
+        self, seat: int, bot: bool, reason: Literal["timeouts", "resume", "resume_pending"]
+    ) -> SeatControl:
+        """A seat handed to a bot or back, carrying the version this command leaves."""
+        return SeatControl(seat=seat, bot=bot, reason=reason, version=self.version)
 
     def _resume_takes_effect(self, seat: int) -> list[Outgoing]:
         """After the seat's action: a pending resume gives the seat back now."""
@@ -243,7 +234,7 @@ class Match:
     def _give_back(self, seat: int) -> list[Outgoing]:
         self.bot_control[seat] = self.resume_pending[seat] = False
         self.timeouts_in_row[seat] = 0
-        return [(EVERYONE, SeatControl(seat=seat, bot=False, reason="resume"))]
+        return [(EVERYONE, self._seat_control(seat, False, "resume"))]
 
     def _after_action(
         self,
