@@ -10,6 +10,7 @@ so the sender learns which request was refused, and quotes the client's input cu
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Literal, TypeVar
 
 import msgpack
@@ -39,9 +40,31 @@ class ProtocolError(Refusal):
         self.request_id = request_id
 
 
+def _fields(value: Any) -> Any:
+    """What msgpack cannot pack itself: a nested model, as its fields."""
+    if isinstance(value, BaseModel):
+        return value.__dict__
+    raise TypeError(f"a message holds a {type(value).__name__}, which the codec does not encode")
+
+
+class _Packers(threading.local):
+    """A msgpack packer per thread (a packer's buffer is its own: it is not shared)."""
+
+    def __init__(self) -> None:
+        self.packer = msgpack.Packer(default=_fields, use_bin_type=True)
+
+
+_PACKERS = _Packers()
+
+
 def encode(message: BaseModel) -> bytes:
-    """One message as a msgpack map."""
-    packed: bytes = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
+    """One message as a msgpack map.
+
+    The protocol's models hold plain data only (numbers, text, booleans, None, lists and
+    nested models: no bytes, no dict keys but text), so a model's fields as it holds them
+    pack to the very bytes of ``model_dump(mode="json")`` (a test holds every message
+    kind to that), at a quarter of its cost: this runs for every event sent."""
+    packed: bytes = _PACKERS.packer.pack(message.__dict__)
     return packed
 
 
