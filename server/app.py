@@ -132,9 +132,7 @@ class App:
         self.clock = clock
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.cluster.directory.states())
         self.hub = hub if hub is not None else Hub()
-        self.hub.observe = self.metrics.observe_events
-        #: Frames refused unread for want of a token (the hot path of a flood: bound once).
-        self._rate_limited = self.metrics.requests.labels("unread", "rate_limited")
+        self.hub.observe = self.metrics.observe_event
         self.sessions = Sessions(store)
         #: The strong bots' process pool, sized by the settings.
         self.bots = BotPool(settings.bot_workers, settings.bot_queue_limit)
@@ -236,7 +234,7 @@ class App:
         started = time.perf_counter()
         guard = conn.guard
         if not guard.charge(time.monotonic()):
-            self._rate_limited.inc()
+            self.metrics.requests.refused_unread()
             verdict = guard.over_rate(time.monotonic())
             if verdict is Verdict.ANSWER:
                 conn.send(

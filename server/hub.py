@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
@@ -89,10 +89,10 @@ class Connection:
 
 
 class Hub:
-    """The connections of this process, by player. ``observe`` sees every message delivered
-    (the metrics count timeouts and takeovers there)."""
+    """The connections of this process, by player. ``observe`` sees every message delivered,
+    once however many players it goes to (the metrics count timeouts and takeovers there)."""
 
-    def __init__(self, observe: Callable[[Iterable[BaseModel]], None] | None = None) -> None:
+    def __init__(self, observe: Callable[[BaseModel], None] | None = None) -> None:
         self._by_player: dict[str, set[Connection]] = defaultdict(set)
         self.all: set[Connection] = set()
         self.observe = observe
@@ -137,27 +137,32 @@ class Hub:
             for conn in conns:
                 write_framed(conn, wire)
 
-    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
+    def deliver(self, deliveries: Sequence[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
         """Send each message to its players' connections, in order, encoding and framing
-        each message once and writing each connection's share at once. Returns what is for
-        players not connected here: (player id, encoded message), in order."""
-        deliveries = list(deliveries)
-        if self.observe is not None:
-            self.observe(message for _, message in deliveries)
+        each message once (known by its id while the caller holds them) and writing each
+        connection's share at once. Returns what is for players not connected here: (player
+        id, encoded message), in order."""
+        observe, by_player = self.observe, self._by_player
         encoded: dict[int, tuple[bytes, bytes]] = {}
         queued: dict[Connection, list[bytes]] = {}
         elsewhere: list[tuple[str, bytes]] = []
         for player_id, message in deliveries:
             both = encoded.get(id(message))
-            if both is None:
+            if both is None:  # (a message for many players is one object: seen once)
+                if observe is not None:
+                    observe(message)
                 payload = encode(message)
                 both = encoded[id(message)] = (payload, binary_frame(payload))
-            conns = self._by_player.get(player_id)
+            conns = by_player.get(player_id)
             if not conns:
                 elsewhere.append((player_id, both[0]))
                 continue
             for conn in conns:
-                queued.setdefault(conn, []).append(both[1])
+                wire = queued.get(conn)
+                if wire is None:
+                    queued[conn] = [both[1]]
+                else:
+                    wire.append(both[1])
         for conn, wire in queued.items():
             write_framed(conn, wire)
         return elsewhere

@@ -11,13 +11,15 @@ stop every player's requests at once.
 
 from __future__ import annotations
 
+import bisect
 import gc
+import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from pydantic import BaseModel
 
@@ -27,6 +29,62 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 GC_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 BOT_BUCKETS = (0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 ROOM_STATES = ("waiting", "bidding", "playing", "between_deals", "over")
+
+
+class _Latency:
+    """One request type's latency histogram, as plain counts."""
+
+    __slots__ = ("counts", "sum")
+
+    def __init__(self) -> None:
+        #: Requests per bucket (not cumulative): ``LATENCY_BUCKETS``, then above the last.
+        self.counts = [0] * (len(LATENCY_BUCKETS) + 1)
+        self.sum = 0.0
+
+
+class _Requests(Collector):
+    """``ddz_requests_total{type, outcome}`` and ``ddz_request_latency_seconds{type}``, kept
+    as plain numbers and turned into metric families when scraped. Every request counts
+    here: prometheus-client's Counter and Histogram take a lock and make several calls for
+    each count (about 3 us a request); these are only touched by the event loop's thread."""
+
+    def __init__(self) -> None:
+        #: Requests by (type, outcome); the frames refused unread shown from the start.
+        self.counts: dict[tuple[str, str], int] = {("unread", "rate_limited"): 0}
+        self.latency: dict[str, _Latency] = {}
+
+    def done(self, kind: str, outcome: str, seconds: float) -> None:
+        """One request handled (its latency observed)."""
+        key = (kind, outcome)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        latency = self.latency.get(kind)
+        if latency is None:
+            latency = self.latency[kind] = _Latency()
+        latency.counts[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        latency.sum += seconds
+
+    def refused_unread(self) -> None:
+        """A frame refused unread over the rate (counted, not timed)."""
+        key = ("unread", "rate_limited")
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def collect(self) -> Iterator[CounterMetricFamily | HistogramMetricFamily]:
+        requests = CounterMetricFamily(
+            "ddz_requests", "requests handled, by type and outcome", labels=["type", "outcome"]
+        )
+        for (kind, outcome), n in self.counts.items():
+            requests.add_metric([kind, outcome], n)
+        yield requests
+        latency = HistogramMetricFamily(
+            "ddz_request_latency_seconds",
+            "from a request's arrival until every message it caused was sent",
+            labels=["type"],
+        )
+        for kind, histogram in self.latency.items():
+            cumulative = list(itertools.accumulate(histogram.counts))
+            bounds = [*(str(b) for b in LATENCY_BUCKETS), "+Inf"]
+            latency.add_metric([kind], list(zip(bounds, cumulative, strict=True)), histogram.sum)
+        yield latency
 
 
 class _RoomStates(Collector):
@@ -54,17 +112,8 @@ class Metrics:
         self.connections = Gauge("ddz_connections", "open websocket connections", registry=r)
         self.connections.set_function(lambda: float(connections()))
         r.register(_RoomStates(room_states))
-        self.requests = Counter(
-            "ddz_requests", "requests handled, by type and outcome", ["type", "outcome"], registry=r
-        )
-        self.latency = Histogram(
-            "ddz_request_latency_seconds",
-            "from a request's arrival until every message it caused was sent",
-            ["type"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+        self.requests = _Requests()
+        r.register(self.requests)
         self.timeouts = Counter("ddz_timeouts", "actions the clock took for a seat", registry=r)
         self.takeovers = Counter(
             "ddz_takeovers", "seats a bot took over after two timeouts", registry=r
@@ -128,28 +177,17 @@ class Metrics:
             gc.callbacks.remove(self._on_gc)
 
     def request_done(self, kind: str, outcome: str, seconds: float) -> None:
-        """Count one request and observe its latency. The labelled children are looked up
-        once per (type, outcome) and kept: ``labels()`` takes a lock and builds a key on
-        every call, on the path of every request."""
-        children = self._children.get((kind, outcome))
-        if children is None:
-            children = (self.requests.labels(kind, outcome), self.latency.labels(kind))
-            self._children[(kind, outcome)] = children
-        children[0].inc()
-        children[1].observe(seconds)
+        """Count one request and observe its latency."""
+        self.requests.done(kind, outcome, seconds)
 
-    def observe_events(self, messages: Iterable[BaseModel]) -> None:
-        """Count the timeouts and takeovers among the messages of one change (each message
-        object once, however many players it went to)."""
-        seen: set[int] = set()
-        for message in messages:
-            if id(message) in seen:
-                continue
-            seen.add(id(message))
-            if isinstance(message, BidMade | CardsPlayed | Passed) and message.timeout:
+    def observe_event(self, message: BaseModel) -> None:
+        """Count a timeout or a takeover among the messages delivered (each message object
+        once, however many players it went to: the hub sees to that)."""
+        if isinstance(message, BidMade | CardsPlayed | Passed):
+            if message.timeout:
                 self.timeouts.inc()
-            elif isinstance(message, SeatControl) and message.bot and message.reason == "timeouts":
-                self.takeovers.inc()
+        elif isinstance(message, SeatControl) and message.bot and message.reason == "timeouts":
+            self.takeovers.inc()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -57,7 +57,7 @@ class Outlet(Protocol):
     """Where a room's messages go: to the players' connections, wherever they are (a
     ``Hub`` alone reaches those connected to this process)."""
 
-    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> object:
+    def deliver(self, deliveries: Sequence[tuple[str, BaseModel]]) -> object:
         """Send each message to its player."""
 
 

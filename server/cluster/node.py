@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -126,7 +126,7 @@ class Cluster:
 
     # --- what the rooms run here send (runner's Outlet and Presence) -----------------------
 
-    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> None:
+    def deliver(self, deliveries: Sequence[tuple[str, BaseModel]]) -> None:
         """Each message to its player: here through the hub, else through the relay (the
         frame encoded once, here)."""
         elsewhere: dict[str, list[bytes]] = {}

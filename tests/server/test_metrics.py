@@ -71,3 +71,36 @@ async def test_the_garbage_collectors_pauses_are_observed_while_the_server_runs(
 
 
 FULL_PAUSES = 'ddz_gc_pause_seconds_count{generation="2"}'
+
+
+def test_request_counts_and_latency_read_as_prometheus_own_counter_and_histogram() -> None:
+    """The requests' numbers are kept by hand (the hot path); scraped, they are the lines
+    prometheus-client's own Counter and Histogram give for the same requests."""
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+    from server.metrics import LATENCY_BUCKETS, Metrics
+
+    ours = Metrics(lambda: 0, lambda: [])
+    registry = CollectorRegistry()
+    counter = Counter("ddz_requests", "n", ["type", "outcome"], registry=registry)
+    histogram = Histogram(
+        "ddz_request_latency_seconds", "s", ["type"], buckets=LATENCY_BUCKETS, registry=registry
+    )
+    counter.labels("unread", "rate_limited")
+    seconds = [0.0, 0.0005, 0.00051, 0.003, 0.1, 2.5, 2.6, 30.0]  # edges, between, beyond
+    for i, s in enumerate(seconds):
+        kind, outcome = ("play", "ok") if i % 3 else ("bid", "refused")
+        ours.request_done(kind, outcome, s)
+        counter.labels(kind, outcome).inc()
+        histogram.labels(kind).observe(s)
+    ours.requests.refused_unread()
+    counter.labels("unread", "rate_limited").inc()
+
+    def samples(text: str) -> set[str]:  # (not their creation times: those are not kept)
+        names = ("ddz_requests_total", "ddz_request_latency_seconds_")
+        lines = text.splitlines()
+        return {line for line in lines if line.startswith(names) and "_created" not in line}
+
+    assert samples(generate_latest(ours.registry).decode()) == samples(
+        generate_latest(registry).decode()
+    )
