@@ -35,6 +35,7 @@ from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode, Refusal, quoted
 from protocol.messages import (
     PROTOCOL_VERSION,
+    BidRequest,
     BotSpeed,
     ClientMessage,
     CreateRoom,
@@ -48,13 +49,16 @@ from protocol.messages import (
     Leave,
     LeaveQueue,
     ListRooms,
+    PassRequest,
     Ping,
+    PlayRequest,
     Pong,
     Queued,
     QueueLeft,
     QuickMatch,
     Rematch,
     ReplayData,
+    Request,
     RoomList,
     SeatBot,
     StartPractice,
@@ -100,6 +104,10 @@ LOBBY_REQUESTS = (
     Leave,
     Rematch,
 )
+
+
+#: Bids, passes and plays: most of the requests, sent straight to the room.
+GAME_ACTIONS = (BidRequest, PassRequest, PlayRequest)
 
 
 def unavailable(exc: Exception) -> RoomError:
@@ -304,7 +312,9 @@ class App:
             await self._handle(conn, session, message)
 
     async def _handle(self, conn: Connection, session: Session, message: ClientMessage) -> None:
-        if isinstance(message, Ping):
+        if isinstance(message, GAME_ACTIONS):  # (most requests: not past every lobby kind)
+            await self._to_room(session, message)
+        elif isinstance(message, Ping):
             conn.send(Pong(request_id=message.id))
         elif isinstance(message, ListRooms):
             conn.send(await self._room_list())
@@ -338,8 +348,12 @@ class App:
         elif isinstance(message, SeatBot) and message.level == "strong":
             await self._seat_strong_bot(session, message, conn.address)
         else:
-            code = self._require_room(session)
-            await self.directory.route(code, RoomOp("request", session.player_id, request=message))
+            await self._to_room(session, message)
+
+    async def _to_room(self, session: Session, request: Request) -> None:
+        """A request for the person's room (a game action, ready, chat...), to the room."""
+        code = self._require_room(session)
+        await self.directory.route(code, RoomOp("request", session.player_id, request=request))
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:

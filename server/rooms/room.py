@@ -443,9 +443,12 @@ class Room:
     def _address(self, outgoing: list[tuple[Audience, Message]]) -> list[Delivery]:
         """Turn the match's audiences into player ids."""
         out: list[Delivery] = []
+        everyone: list[str] | None = None  # (the same for every message of the change)
         for audience, message in outgoing:
             if audience == EVERYONE:
-                out.extend((p, message) for p in self.audience())
+                if everyone is None:
+                    everyone = self.audience()
+                out.extend((p, message) for p in everyone)
             elif audience == WATCHERS:
                 out.extend((p, message) for p in self.watchers)
             else:
