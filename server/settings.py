@@ -39,6 +39,7 @@ class Settings:
     lease_ttl: float = 10.0
     forward_timeout: float = 3.0
     event_loop: str = "uvloop"
+    gc_interval: float = 1.0
     log_level: str = "INFO"
     # --- limits against hostile clients (issue 11); 0 switches a cap off ---
     max_connections: int = 25_000
@@ -98,6 +99,11 @@ _HELP: dict[str, tuple[str, str]] = {
     "event_loop": (
         "DDZ_EVENT_LOOP",
         "uvloop (libuv: less CPU per message) or asyncio (the standard library's loop)",
+    ),
+    "gc_interval": (
+        "DDZ_GC_INTERVAL",
+        "seconds between the server's own young garbage collections, which keep each pause"
+        " short (0: CPython's automatic collector)",
     ),
     "log_level": ("DDZ_LOG_LEVEL", "logging level"),
     "max_connections": (

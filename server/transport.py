@@ -30,6 +30,7 @@ from server.admission import Admission, connection_cap
 from server.app import App
 from server.flood import TokenBucket
 from server.frames import GOING_AWAY
+from server.gc_pacing import GcPacer
 from server.hub import Connection
 from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
@@ -233,11 +234,16 @@ async def _run(settings: Settings, url: str) -> None:
     store = await _unless_stopped(connecting, stop)
     if store is None:
         return
+    pacer = GcPacer(settings.gc_interval) if settings.gc_interval > 0 else None
+    if pacer is not None:
+        pacer.start()
     try:
         await _unless_stopped(wait_for_store(store), stop)
         if not stop.is_set():
             await serve_app(App(settings, store), stop=stop)
     finally:
+        if pacer is not None:
+            pacer.stop()
         await store.close()
 
 
@@ -249,15 +255,18 @@ async def wait_for_store(store: RedisStore, interval: float = 1.0) -> None:
 
 
 #: Allocations between young-generation collections (CPython's default is 700), and
-#: young collections per older one (default 10, 10). A full collection walks every live
-#: object: with thousands of connections it took 140-160 ms, often enough that the load
-#: test's p99 at 3,000 players was 67-86 ms; with these, 4.7 ms (benchmarks/LOADTEST.md).
+#: young collections per older one (default 10, 10), where the automatic collector runs (the
+#: load generator; the server with ``--gc-interval 0``, else ``server.gc_pacing``). A full
+#: collection walks every live object: with thousands of connections it took 140-160 ms,
+#: often enough that the load test's p99 at 3,000 players was 67-86 ms; with these, 4.7 ms
+#: (benchmarks/LOADTEST.md).
 GC_THRESHOLDS = (20_000, 20, 20)
 
 
 def tune_gc() -> None:
     """Fewer, cheaper garbage collections: the objects alive after start-up (modules,
-    schemas) are frozen out of every later collection, and collections run less often."""
+    schemas) are frozen out of every later collection, and automatic collections run less
+    often."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
