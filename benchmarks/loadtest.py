@@ -348,6 +348,8 @@ class Player:
         self.seat: int | None = None
         self.started = False
         self.start_ready_sent = False
+        #: Whether the room has shown our seat ready since we sent ready.
+        self.ready_shown = False
         self.hand: list[int] = []
         self.to_beat: Play | None = None
         self.highest = 0
@@ -518,7 +520,7 @@ class Player:
             self.group.publish(self.code)
         if table is None:
             self.started = False
-            self.start_ready_sent = False
+            self.start_ready_sent = self.ready_shown = False
             self.later(self.think(), self.ready_to_start)
             return
         self.started = True
@@ -544,8 +546,12 @@ class Player:
         seat = self.seat
         if self.started or seat is None or not self.in_room:
             return
-        if not msg["seats"][seat]["ready"] and self.start_ready_sent:
-            self.start_ready_sent = False  # someone left: everyone is un-readied
+        if msg["seats"][seat]["ready"]:
+            self.ready_shown = True
+        elif self.start_ready_sent and self.ready_shown:
+            # someone left: everyone is un-readied (a change sent before our ready arrived
+            # shows us not ready yet, and is not that: a second ready would be refused)
+            self.start_ready_sent = self.ready_shown = False
             self.later(self.think(), self.ready_to_start)
 
     def on_deal_started(self, msg: dict[str, Any]) -> None:
