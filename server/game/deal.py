@@ -97,6 +97,11 @@ class Deal:
     plays_made: list[int] = field(default_factory=lambda: [0, 0, 0])
     bombs: int = 0
     rockets: int = 0
+    #: ``last_play`` as classified, with the record it was classified from: a cache, not
+    #: state (never saved; ``table_play`` classifies again for any other record).
+    _beat: tuple[PlayRecord, Play | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def dealt(cls, rng: RandomSource, first_bidder: int, forced_bid: bool) -> Deal:
@@ -159,7 +164,12 @@ class Deal:
     @property
     def table_play(self) -> Play | None:
         """The play to beat, classified."""
-        return None if self.last_play is None else classify(map(card_rank, self.last_play["cards"]))
+        last, beat = self.last_play, self._beat
+        if last is None:
+            return None
+        if beat is None or beat[0] is not last:
+            beat = self._beat = (last, classify(map(card_rank, last["cards"])))
+        return beat[1]
 
     @property
     def may_pass(self) -> bool:
@@ -268,7 +278,7 @@ class Deal:
             self.hands[seat].remove(card)
         record: PlayRecord = {"seat": seat, "cards": cards, "kind": play.kind.value}
         self.plays.append(record)
-        self.last_play, self.passes_in_row = record, 0
+        self.last_play, self.passes_in_row, self._beat = record, 0, (record, play)
         self.plays_made[seat] += 1
         if play.kind is Kind.BOMB:
             self.bombs += 1

@@ -574,7 +574,7 @@ class Room:
         """Bots are always ready between deals (SPEC section 8)."""
         match = self.match
         out: list[tuple[Audience, Message]] = []
-        if match is None:
+        if match is None or match.phase != "between_deals":
             return out
         for seat in self.bot_seats():
             if match.phase == "between_deals" and not match.ready[seat]:
@@ -588,7 +588,9 @@ class Room:
         """Keep only the newest AwaitingReady of one change (none once the next deal began),
         so a client is asked once, with the bots' readiness already in it."""
         prompts = [i for i, (_, m) in enumerate(out) if isinstance(m, AwaitingReady)]
-        keep = prompts[-1] if prompts and between_deals else None
+        if not prompts:
+            return out
+        keep = prompts[-1] if between_deals else None
         return [pair for i, pair in enumerate(out) if i not in prompts or i == keep]
 
     def clock_ran_out(self, now: float, rng: RandomSource) -> list[Delivery]:
