@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import socket
 import time
 from collections.abc import Callable, Coroutine
@@ -76,6 +75,7 @@ from server.game.deal import RandomSource
 from server.hub import Connection, Hub
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
+from server.os_random import OsRandom
 from server.player_lock import PlayerLocks
 from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
 from server.quick import QuickMatcher
@@ -136,7 +136,7 @@ class App:
     ) -> None:
         self.settings = settings
         self.store = store
-        self.rng: RandomSource = rng if rng is not None else secrets.SystemRandom()
+        self.rng: RandomSource = rng if rng is not None else OsRandom()
         self.clock = clock
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.cluster.directory.states())
         self.hub = hub if hub is not None else Hub()

@@ -40,7 +40,7 @@ DealPhase = Literal["bidding", "playing", "over", "void"]
 
 
 class RandomSource(Protocol):
-    """What a deal needs of randomness: ``secrets.SystemRandom()`` in play, a seeded
+    """What a deal needs of randomness: ``server.os_random.OsRandom()`` in play, a seeded
     ``random.Random`` in tests."""
 
     def shuffle(self, x: list[Any], /) -> None: ...
