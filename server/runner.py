@@ -280,7 +280,7 @@ class RoomRunner:
                 self._timer = loop.call_later(wait, self._start, self._hold_over)
             return
         turn = match.turn
-        if turn is not None and turn in room.bot_seats():
+        if turn is not None and room.bot_acts_for(turn):
             seat = room.seats[turn]
             wait = BOT_DELAYS[room.bot_speed] if seat.kind == "bot" else 0.0
             self._bot = loop.call_later(max(wait, delay or 0.0), self._start, self._bot_acts, turn)

@@ -390,12 +390,15 @@ class Room:
 
     def bot_seats(self) -> list[int]:
         """Seats a bot acts for now: bot seats, and persons' seats a bot took over."""
-        control = self.match.bot_control if self.match else [False] * SEATS
-        return [
-            i
-            for i, s in enumerate(self.seats)
-            if s.kind == "bot" or (s.kind == "person" and (control[i] or s.left))
-        ]
+        return [i for i in range(SEATS) if self.bot_acts_for(i)]
+
+    def bot_acts_for(self, seat: int) -> bool:
+        """Whether a bot acts for this seat now (see ``bot_seats``)."""
+        s = self.seats[seat]
+        if s.kind == "bot":
+            return True
+        taken = self.match is not None and self.match.bot_control[seat]
+        return s.kind == "person" and (taken or s.left)
 
     @property
     def timed(self) -> bool:
@@ -468,9 +471,10 @@ class Room:
     ) -> list[Delivery]:
         """Apply one request from a person or a bot; raise having changed nothing if refused."""
         self._check_open()
+        seat: int | None
         if isinstance(actor, BotActor):
-            seat: int | None = actor.seat
-            if seat not in self.bot_seats():
+            seat = actor.seat
+            if not 0 <= seat < SEATS or not self.bot_acts_for(seat):
                 raise RoomError(ErrorCode.NOT_ALLOWED, f"no bot acts for seat {seat}")
         else:
             seat = self.seat_of(actor)
@@ -492,6 +496,8 @@ class Room:
     def _handle_seat(
         self, actor: Actor, seat: int, request: Request, now: float, rng: RandomSource
     ) -> list[Delivery]:
+        if isinstance(request, BidRequest | PassRequest | PlayRequest):  # (the most, first)
+            return self._game_action(actor, seat, request, now, rng)
         if isinstance(request, Chat):
             return self._chat(actor, seat, request.phrase, now)
         if isinstance(request, SeatBot):
@@ -506,8 +512,6 @@ class Room:
             if isinstance(actor, BotActor) or self.match is None:
                 raise RoomError(ErrorCode.NOT_TAKEN_OVER, "no bot holds your seat")
             return self._game(Resume(seat), now, rng)
-        if isinstance(request, BidRequest | PassRequest | PlayRequest):
-            return self._game_action(actor, seat, request, now, rng)
         raise RoomError(ErrorCode.UNKNOWN_TYPE, f"{request.__class__.__name__} is not for a room")
 
     def _game_action(
@@ -530,7 +534,7 @@ class Room:
         if turn != seat:
             whose = "nobody" if turn is None else self.seat_label(turn)
             raise RoomError(ErrorCode.NOT_YOUR_TURN, f"it is {whose}'s turn")
-        if not isinstance(actor, BotActor) and seat in self.bot_seats():
+        if not isinstance(actor, BotActor) and self.bot_acts_for(seat):
             raise RoomError(ErrorCode.NOT_ALLOWED, "a bot holds your seat: send resume first")
         if request.version is not None and request.version != match.version:
             raise RoomError(ErrorCode.STALE, "the table has moved on since that action")
