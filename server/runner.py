@@ -108,7 +108,13 @@ class RoomRunner:
         #: objects): with it, the room as last saved. None until this runner saves the room
         #: whole (new, or loaded: the store may hold a tail it did not write).
         self._tail: list[bytes] | None = None
+        #: The rematch hold's timer.
         self._timer: asyncio.TimerHandle | None = None
+        #: The match clock's timer, when it rings (wall clock), and when the clock runs out:
+        #: the timer may ring before (see ``reschedule``).
+        self._clock: asyncio.TimerHandle | None = None
+        self._clock_rings_at = 0.0
+        self._clock_due = 0.0
         self._bot: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -260,12 +266,19 @@ class RoomRunner:
 
     def reschedule(self, delay: float | None = None) -> None:
         """Set the bot and the clock for the room as it now stands (after ``delay`` seconds
-        at the earliest, when retrying)."""
-        self._cancel()
+        at the earliest, when retrying).
+
+        The clock's timer is kept when it rings no later than the new deadline: it then
+        sets itself again for the rest (``_clock_rings``). Nearly every action moves the
+        deadline on, and a timer made and cancelled each time lived for seconds, long
+        enough to weigh on every young garbage collection (``server/gc_pacing.py``)."""
         if self._stopped:
+            self._cancel()
             return
+        self._cancel(keep_clock=True)
         room = self.room
         if room.closed is not None:
+            self._stop_clock()
             self._spawn(self.on_closed(room))
             return
         loop = asyncio.get_running_loop()
@@ -275,25 +288,51 @@ class RoomRunner:
             self._idle = loop.call_later(wait, self._start, self._idle_over)
         match = room.match
         if match is None:
+            self._stop_clock()
             if room.hold_until is not None:
                 wait = max(room.hold_until - self.clock(), delay or 0.0, 0.0)
                 self._timer = loop.call_later(wait, self._start, self._hold_over)
             return
         turn = match.turn
         if turn is not None and room.bot_acts_for(turn):
+            self._stop_clock()
             seat = room.seats[turn]
             wait = BOT_DELAYS[room.bot_speed] if seat.kind == "bot" else 0.0
             self._bot = loop.call_later(max(wait, delay or 0.0), self._start, self._bot_acts, turn)
             return
-        if match.deadline is not None:
-            wait = max(match.deadline - self.clock(), delay or 0.0, 0.0)
-            self._timer = loop.call_later(wait, self._start, self._clock_ran_out)
+        if match.deadline is None:
+            self._stop_clock()
+            return
+        now = self.clock()
+        self._clock_due = due = max(match.deadline, now + (delay or 0.0))
+        if self._clock is None or self._clock_rings_at > due:
+            self._stop_clock()
+            self._clock = loop.call_later(max(due - now, 0.0), self._clock_rings)
+            self._clock_rings_at = due
 
-    def _cancel(self) -> None:
+    def _clock_rings(self) -> None:
+        """The clock's timer: the clock runs out now, unless its deadline moved on since
+        the timer was set (then it is set again for the rest)."""
+        self._clock = None
+        left = self._clock_due - self.clock()
+        if left > 0:
+            self._clock = asyncio.get_running_loop().call_later(left, self._clock_rings)
+            self._clock_rings_at = self._clock_due
+            return
+        self._start(self._clock_ran_out)
+
+    def _stop_clock(self) -> None:
+        if self._clock is not None:
+            self._clock.cancel()
+            self._clock = None
+
+    def _cancel(self, keep_clock: bool = False) -> None:
         for handle in (self._timer, self._bot, self._idle):
             if handle is not None:
                 handle.cancel()
         self._timer = self._bot = self._idle = None
+        if not keep_clock:
+            self._stop_clock()
 
     def stop(self) -> None:
         """Stop the clock and the bots for good (the room closed or the process is going

@@ -3,6 +3,7 @@ changes nothing, one save path for a new room and a running one."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterable
 
@@ -13,7 +14,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import ReadyRequest, Request
 from server.bots import decide
 from server.bots.base import policy_for
-from server.rooms.room import Room, RoomError
+from server.rooms.room import Clocks, Room, RoomError
 from server.runner import TAIL_MAX, RoomRunner
 from server.store.errors import StoreConflict
 from server.store.memory import MemoryRedis, MemoryStore
@@ -134,3 +135,46 @@ async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_s
     assert max(lengths) == TAIL_MAX and lengths[-1] < TAIL_MAX  # then saved whole
     stored = await store.load_room("ROOM1")
     assert stored is not None and Room.from_data(stored).to_data() == runner.room.to_data()
+
+
+async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_out_at_the_last() -> (
+    None
+):
+    """Each action moves the deadline on: the clock's timer is not made again each time
+    (it would ring early and set itself for the rest), and the clock runs out at the last
+    deadline, not at an earlier one."""
+    store = MemoryStore()
+    outlet = Outlet(store)
+    room = Room.create("CLOCK", "private", 1, "ann", "Ann", clocks=Clocks(2.0, 2.0, 5.0))
+    loop = asyncio.get_running_loop()
+    runner = RoomRunner(room, outlet, store, random.Random(2), nothing, loop.time)
+    await runner.save_new()
+    await runner.change(lambda r: r.join("bo", "Bo", loop.time()))
+    await runner.change(lambda r: r.join("cy", "Cy", loop.time()))
+    for person in ("ann", "bo", "cy"):
+        await runner.request(person, ReadyRequest())  # the match starts: the bid clock
+    first = runner._clock
+    assert first is not None
+    for _ in range(6):  # each moving the deadline on
+        match = runner.room.match
+        assert match is not None and match.turn is not None
+        request = decide(policy_for("easy"), match.view_for(match.turn, loop.time()))
+        assert request is not None
+        await runner.request(runner.room.seats[match.turn].player_id or "", request)
+        assert runner._clock is first  # the same timer, still set
+
+    def timed_out() -> bool:
+        return any(getattr(m, "timeout", False) for _, m, _ in outlet.sent)
+
+    match = runner.room.match
+    assert match is not None and match.deadline is not None
+    deadline = match.deadline
+    await asyncio.sleep(max(deadline - 0.5 - loop.time(), 0.0))
+    if loop.time() < deadline - 0.1:  # (a loaded machine may wake us later than asked)
+        assert not timed_out()  # the first timer rang at the first deadline, and waited on
+    for _ in range(500):
+        if timed_out():
+            break
+        await asyncio.sleep(0.01)
+    assert timed_out() and loop.time() >= deadline
+    runner.stop()
