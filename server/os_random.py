@@ -2,8 +2,8 @@
 
 Decks and room codes must be unpredictable, so they come from ``os.urandom``, as
 ``secrets.SystemRandom`` would give them; but ``SystemRandom`` asks the system once per
-draw, and a shuffle of 54 cards is 53 draws (53 system calls, about 2 us of each game action
-at saturation). ``OsRandom`` reads the system's bytes ``BLOCK`` at a time and draws from
+draw, and a shuffle of 54 cards is 53 draws (53 system calls: 41 us a shuffle here, 11 us
+with this). ``OsRandom`` reads the system's bytes ``BLOCK`` at a time and draws from
 them as ``random`` draws from its bits (the fewest bits that hold every value below the
 bound; a draw at or above the bound thrown away), so every outcome stays exactly as likely.
 A child process made by ``fork`` starts with no bytes: it never replays its parent's.
