@@ -11,12 +11,12 @@ Every request is checked in a fixed order: the rate (before the frame is read), 
 version, rules). A refused request gets an ``Error`` to its sender only, naming its request
 id, and changes nothing; only frames over the rate are answered once a burst, not each.
 What a client opens (sessions, rooms, strong bots) and its codes naming no room count
-against the caps of its address (``server/limits.py``), in Redis, across processes.
+against the caps of its address (``server/lobby/limits.py``), in Redis, across processes.
 
 After a match (issue 14): ``Rematch`` opens (or takes a seat in) a new room with the
 finished room's seats and settings; ``GetReplay`` rebuilds a closed room's match from its
-journal for who played or watched it (``server/player_replay.py``); ``GetHistory`` reads
-the player's last matches, written here when a room closes (``server/history.py``).
+journal for who played or watched it (``server/lobby/player_replay.py``); ``GetHistory`` reads
+the player's last matches, written here when a room closes (``server/lobby/history.py``).
 """
 
 from __future__ import annotations
@@ -64,24 +64,24 @@ from protocol.messages import (
     Watch,
     Welcome,
 )
-from server import history, listing
 from server.bots.pool import BotPool
 from server.cluster.directory import ADOPT_BATCH
 from server.cluster.node import Cluster
 from server.cluster.ops import RoomOp
-from server.codes import new_code, normalize
 from server.flood import Verdict
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
-from server.limits import PRACTICE_BOTS, LobbyLimits
+from server.lobby import history, listing
+from server.lobby.codes import new_code, normalize
+from server.lobby.limits import PRACTICE_BOTS, LobbyLimits
+from server.lobby.player_lock import PlayerLocks
+from server.lobby.player_replay import WATCHED_MAX, ReplayCache, replay_data
+from server.lobby.quick import QuickMatcher
+from server.lobby.sessions import Session, Sessions
 from server.metrics import Metrics
 from server.os_random import OsRandom
-from server.player_lock import PlayerLocks
-from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
-from server.quick import QuickMatcher
 from server.rooms.room import Clocks, Room, RoomError
 from server.runner import RoomRunner
-from server.sessions import Session, Sessions
 from server.settings import BOT_DELAYS, Settings
 from server.store.redis_store import RedisStore, StoreError
 
@@ -306,7 +306,7 @@ class App:
             await self._handle(conn, session, message)
             return
         # One lobby request of a person at a time, wherever their connections are: each
-        # checks that they are free, then seats them (see server/player_lock.py).
+        # checks that they are free, then seats them (see server/lobby/player_lock.py).
         async with self.player_locks.hold(session.player_id):
             await self.sessions.reload_room(session)
             await self._handle(conn, session, message)

@@ -2,7 +2,7 @@
 
 For operators and audits: it reads Redis directly, any room, finished or not. Players get
 a match they played or watched through the websocket once its room is closed
-(``GetReplay``, ``server/player_replay.py``), with every hand as dealt too. The match is
+(``GetReplay``, ``server/lobby/player_replay.py``), with every hand as dealt too. The match is
 replayed through the same game core that played it, so the totals printed are the replay's
 own; a journal that does not replay (a command the rules refuse) is reported as such.
 """

@@ -42,10 +42,10 @@ from server.cluster.ops import RoomOp
 from server.cluster.relay import Relay
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
+from server.lobby.sessions import Sessions
 from server.metrics import Metrics
 from server.rooms.room import Room
 from server.runner import RoomRunner
-from server.sessions import Sessions
 from server.settings import Settings
 from server.store.base import ClusterStore
 from server.store.errors import StoreError

@@ -39,9 +39,9 @@ from protocol.messages import (
     Watch,
     Welcome,
 )
-from server import listing
 from server.bots import pool
-from server.codes import ALPHABET
+from server.lobby import listing
+from server.lobby.codes import ALPHABET
 from tests.redis_server import unique_prefix
 from tests.server.bots.helpers import play_view
 from tests.server.wire import RunningServer, WireClient, from_address, running_server, wire_client

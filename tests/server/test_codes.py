@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from server.codes import (
+from server.lobby.codes import (
     ALPHABET,
     LISTED_LENGTH,
     SECRET_LENGTH,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from server.limits import MATCH_BYTES, SESSION_BYTES, redis_bound
+from server.lobby.limits import MATCH_BYTES, SESSION_BYTES, redis_bound
 from server.settings import Settings
 
 MB = 1_000_000

@@ -4,7 +4,7 @@ newest; few of any one client address."""
 from __future__ import annotations
 
 from protocol.messages import RoomSummary
-from server.listing import Listed, choose
+from server.lobby.listing import Listed, choose
 
 
 def room(

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from protocol.errors import ErrorCode
-from server.player_lock import PlayerLocks
+from server.lobby.player_lock import PlayerLocks
 from server.rooms.room import RoomError
 from server.store.redis_store import RedisStore
 

@@ -18,9 +18,9 @@ from server.cluster.directory import RoomDirectory
 from server.cluster.node import Cluster
 from server.cluster.ops import RoomOp
 from server.hub import Connection, Hub
+from server.lobby.sessions import Sessions
 from server.metrics import Metrics
 from server.rooms.room import Room
-from server.sessions import Sessions
 from server.settings import Settings
 from server.store.memory import MemoryRedis, MemoryStore
 
