@@ -65,9 +65,9 @@ from protocol.messages import (
     Welcome,
 )
 from server.bots.pool import BotPool
+from server.cluster import ops
 from server.cluster.directory import ADOPT_BATCH
 from server.cluster.node import Cluster
-from server.cluster.ops import RoomOp
 from server.flood import Verdict
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
@@ -289,7 +289,7 @@ class App:
             return
         if session is not None and session.room is not None:
             try:
-                await self.directory.route(session.room, RoomOp("gone", player))
+                await self.directory.route(session.room, ops.Gone(player))
             except (Refusal, StoreError) as exc:
                 log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
@@ -334,7 +334,7 @@ class App:
             await self._enter(session, message.code, watch=True, address=conn.address)
         elif isinstance(message, Leave):
             code = self._require_room(session)
-            await self.directory.route(code, RoomOp("leave", session.player_id))
+            await self.directory.route(code, ops.Leave(session.player_id))
             try:
                 await self.sessions.leave(session)
             except StoreError:
@@ -353,7 +353,7 @@ class App:
     async def _to_room(self, session: Session, request: Request) -> None:
         """A request for the person's room (a game action, ready, chat...), to the room."""
         code = self._require_room(session)
-        await self.directory.route(code, RoomOp("request", session.player_id, request=request))
+        await self.directory.route(code, ops.Ask(session.player_id, request))
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.player_id is not None:
@@ -394,7 +394,7 @@ class App:
         )
         if room is not None:
             try:
-                await self.directory.route(room.code, RoomOp("back", player))
+                await self.directory.route(room.code, ops.Back(player))
             except RoomError as exc:
                 if exc.code != ErrorCode.UNAVAILABLE:
                     raise
@@ -608,7 +608,7 @@ class App:
         self.limits.strong_pool()
         await self.limits.claim(address, code, new_room=False, strong=1)
         try:
-            await self.directory.route(code, RoomOp("request", session.player_id, request=request))
+            await self.directory.route(code, ops.Ask(session.player_id, request))
         except Refusal as exc:
             if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
                 with contextlib.suppress(StoreError):
@@ -631,7 +631,7 @@ class App:
             wait = await self.limits.missed(address)
             raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}{wait}")
         await self.sessions.enter(session, code)  # first: see _open_room
-        op = RoomOp("watch" if watch else "join", session.player_id, name=session.name)
+        op = ops.Watch(session.player_id) if watch else ops.Join(session.player_id, session.name)
         try:
             await self.directory.route(code, op)
         except Refusal as exc:
@@ -684,7 +684,7 @@ class App:
         """Take the seat held for this person in the rematch room ``code``, ready."""
         await self.sessions.enter(session, code)  # first: see _open_room
         try:
-            await self.directory.route(code, RoomOp("again", session.player_id, name=session.name))
+            await self.directory.route(code, ops.Again(session.player_id, session.name))
         except Refusal as exc:
             if exc.code == ErrorCode.UNAVAILABLE:
                 raise  # unanswered: as in _enter
@@ -710,7 +710,7 @@ class App:
 
         room = await self._store_new_room(build, [session], secret=not old.public, owner=owner)
         if not await self.store.claim_rematch(old.code, room.code, replacing):
-            await self.directory.route(room.code, RoomOp("leave", session.player_id))
+            await self.directory.route(room.code, ops.Leave(session.player_id))
             await self.sessions.leave_quietly(session)
             return False
         self.cluster.deliver(room.invites(session.player_id, now))

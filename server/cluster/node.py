@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from protocol.errors import Refusal
 from server.bots.pool import BotPool
+from server.cluster import ops
 from server.cluster.directory import RoomDirectory
 from server.cluster.messages import (
     Adopt,
@@ -38,7 +39,6 @@ from server.cluster.messages import (
     Rejoin,
     Replaced,
 )
-from server.cluster.ops import RoomOp
 from server.cluster.relay import Relay
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
@@ -120,7 +120,7 @@ class Cluster:
         if session is None or session.room != code or not self.hub.connected(player):
             return
         try:
-            await self.directory.route(code, RoomOp("back", player))
+            await self.directory.route(code, ops.Back(player))
         except (Refusal, StoreError) as exc:
             log.info("room %s: could not bring %s back: %s", code, player, exc)
 

@@ -31,7 +31,7 @@ from protocol.messages import (
     SeatsChanged,
     Snapshot,
 )
-from server.cluster.ops import RoomOp
+from server.cluster import ops
 from server.rooms.room import RoomError
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server, wire_client
@@ -92,9 +92,9 @@ async def test_connecting_again_to_another_process_replaces_the_older_connection
                     seats = a.app.rooms[code].room.seats
                     assert seats[1].connected  # the old link's end marked nobody gone
                     # B seeing the old link drop late: stale, it changes nothing
-                    await b.app.directory.route(code, RoomOp("gone", welcome.player_id))
+                    await b.app.directory.route(code, ops.Gone(welcome.player_id))
                     assert a.app.rooms[code].room.seats[1].connected
-                    await a.app.directory.route(code, RoomOp("gone", welcome.player_id))
+                    await a.app.directory.route(code, ops.Gone(welcome.player_id))
                     assert not a.app.rooms[code].room.seats[1].connected  # A's is not
 
 
@@ -135,7 +135,7 @@ async def test_a_player_who_left_mid_deal_is_not_brought_back_to_the_bots_hand(
             await ann.recv_type(Left)
             for directory in (b.app.directory, a.app.directory):  # forwarded, then local
                 with pytest.raises(RoomError) as refused:
-                    await directory.route(code, RoomOp("back", w.player_id))
+                    await directory.route(code, ops.Back(w.player_id))
                 assert refused.value.code == ErrorCode.NO_ROOM
             rid = await ann.send(LeaveQueue())  # answered after anything the ops sent her
             while not isinstance(message := await ann.recv(), Error):
@@ -214,7 +214,7 @@ async def test_a_handed_over_room_sends_nothing_before_what_its_old_process_sent
             await host.send(SeatBot(level="easy"))
             await host.recv_type(SeatsChanged)  # applied, saved; ann's copy is queued
             await a.app.directory.hand_over()
-            await b.app.directory.route(code, RoomOp("back", w.player_id))  # B takes it over
+            await b.app.directory.route(code, ops.Back(w.player_id))  # B takes it over
             before = []
             while not isinstance(message := await ann.recv(), Snapshot):
                 before.append(type(message))

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from protocol.codec import decode_server, encode
+from server.cluster import ops
 from server.cluster.directory import RoomDirectory
 from server.cluster.node import Cluster
-from server.cluster.ops import RoomOp
 from server.hub import Connection, Hub
 from server.lobby.sessions import Sessions
 from server.metrics import Metrics
@@ -161,5 +161,5 @@ async def join_from(node: Node, code: str, name: str = "Bo") -> str:
     session = node.sessions.of_player(player)
     assert session is not None
     await node.sessions.enter(session, code)
-    await node.directory.route(code, RoomOp("join", player, name=name))
+    await node.directory.route(code, ops.Join(player, name))
     return player

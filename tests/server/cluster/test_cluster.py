@@ -10,8 +10,8 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Left, Pong, ReadyRequest, Snapshot
+from server.cluster import ops
 from server.cluster.messages import Adopt, Forward, PlayerFrames, Rejoin, unpack_message
-from server.cluster.ops import RoomOp
 from server.rooms.room import Room, RoomError
 from tests.server.cluster.harness import join_from, nodes, open_room, until
 
@@ -36,7 +36,7 @@ async def test_a_refusal_travels_back_typed() -> None:
         code = await open_room(a, ann)
         bo = await b.connect("Bo")
         with pytest.raises(RoomError) as refused:
-            await b.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+            await b.directory.route(code, ops.Ask(bo, ReadyRequest()))
         assert refused.value.code == ErrorCode.NO_ROOM  # the room's own refusal, as raised on a
         assert refused.value.message == "you have no seat in this room"
         assert not a.directory.rooms[code].room.is_member(bo)  # a refusal changes nothing
@@ -50,12 +50,12 @@ async def test_a_lost_forward_is_a_retryable_unavailable_and_changes_nothing() -
         redis.drop = lambda channel, data: isinstance(unpack_message(data), Forward)
 
         with pytest.raises(RoomError) as refused:
-            await b.directory.route(code, RoomOp("join", bo, name="Bo"))
+            await b.directory.route(code, ops.Join(bo, "Bo"))
 
         assert refused.value.code == ErrorCode.UNAVAILABLE
         assert not a.directory.rooms[code].room.is_member(bo)
         redis.drop = lambda channel, data: False
-        await b.directory.route(code, RoomOp("join", bo, name="Bo"))  # the retry gets through
+        await b.directory.route(code, ops.Join(bo, "Bo"))  # the retry gets through
         assert a.directory.rooms[code].room.is_member(bo)
 
 
@@ -72,7 +72,7 @@ async def test_handover_publishes_the_rooms_frames_before_it_gives_the_rooms_awa
             return False
 
         redis.drop = record
-        joining = asyncio.ensure_future(b.directory.route(code, RoomOp("join", bo, name="Bo")))
+        joining = asyncio.ensure_future(b.directory.route(code, ops.Join(bo, "Bo")))
         await until(lambda: a.directory.rooms[code].lock.locked() or joining.done())
 
         await a.directory.hand_over()  # while the join is under way
@@ -137,10 +137,10 @@ async def test_a_stale_gone_from_an_older_process_does_not_mark_the_player_away(
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
         bo = await b.connect("Bo")
-        await b.directory.route(code, RoomOp("join", bo, name="Bo"))
-        await c.directory.route(code, RoomOp("back", bo))  # Bo connected again, on c
+        await b.directory.route(code, ops.Join(bo, "Bo"))
+        await c.directory.route(code, ops.Back(bo))  # Bo connected again, on c
 
-        await b.directory.route(code, RoomOp("gone", bo))  # b sees the old connection end
+        await b.directory.route(code, ops.Gone(bo))  # b sees the old connection end
 
         room = a.directory.rooms[code].room
         seat = room.seat_of(bo)
@@ -153,7 +153,7 @@ async def test_a_player_who_left_is_not_brought_back() -> None:
         code = await open_room(a, ann)
         bo = await join_from(b, code)
 
-        await b.directory.route(code, RoomOp("leave", bo))
+        await b.directory.route(code, ops.Leave(bo))
 
         await until(lambda: b.room_of(bo) is None)  # the room said so
         assert any(isinstance(m, Left) for m in b.hub.got[bo])
@@ -162,7 +162,7 @@ async def test_a_player_who_left_is_not_brought_back() -> None:
         stored = await b.store.load_session(session.token)
         assert stored is not None and stored["room"] == ""
         with pytest.raises(RoomError) as refused:
-            await b.directory.route(code, RoomOp("back", bo))
+            await b.directory.route(code, ops.Back(bo))
         assert refused.value.code == ErrorCode.NO_ROOM
         b.cluster.resync()  # nor on a resync: no room is named for them
         await asyncio.sleep(0.01)
@@ -175,7 +175,7 @@ async def test_a_closed_room_leaves_nobody_in_it_and_is_reported() -> None:
         code = await open_room(a, ann)
         assert a.room_of(ann) == code
 
-        await a.directory.route(code, RoomOp("leave", ann))  # the last person: it closes
+        await a.directory.route(code, ops.Leave(ann))  # the last person: it closes
 
         await until(lambda: a.closed == [code])
         assert a.room_of(ann) is None
@@ -204,8 +204,8 @@ async def test_forwarded_requests_read_the_rooms_lease_once() -> None:
         reads = counting_holder_reads(b.store)
         bo = await join_from(b, code)
         for _ in range(3):
-            await b.directory.route(code, RoomOp("gone", bo))
-            await b.directory.route(code, RoomOp("back", bo))
+            await b.directory.route(code, ops.Gone(bo))
+            await b.directory.route(code, ops.Back(bo))
         assert reads == [code]  # once for seven forwarded changes
         assert a.directory.rooms[code].room.seats[1].connected
 
@@ -220,12 +220,12 @@ async def test_a_room_that_moved_is_found_again_where_it_runs_now() -> None:
         await b.directory.adopt(code)
         reads = counting_holder_reads(c.store)
 
-        await c.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+        await c.directory.route(code, ops.Ask(bo, ReadyRequest()))
 
         assert reads == [code]  # a answered "moved": c asked again and reached b
         assert b.directory.rooms[code].room.seats[1].ready
         with pytest.raises(RoomError) as refused:  # b's refusal: c remembers b now
-            await c.directory.route(code, RoomOp("request", bo, request=ReadyRequest()))
+            await c.directory.route(code, ops.Ask(bo, ReadyRequest()))
         assert refused.value.code == ErrorCode.ALREADY_READY
         assert reads == [code]
 
@@ -254,7 +254,7 @@ async def test_a_clean_handover_saves_whole_the_rooms_saved_as_steps() -> None:
     async with nodes("a:1", "b:2") as (redis, _, (a, _b)):
         ann = await a.connect("Ann")
         code = await open_room(a, ann)
-        await a.directory.route(code, RoomOp("request", ann, request=ReadyRequest()))
+        await a.directory.route(code, ops.Ask(ann, ReadyRequest()))
         assert len(redis.rooms[code].tail) == 1  # the ready, a step
         live = a.directory.rooms[code].room.to_data()
         await a.directory.hand_over()
