@@ -1,138 +1,85 @@
-"""The server's lobby and dispatch: sessions, room codes, routing each request, and bringing
-every unfinished match back after a restart.
+"""One server process: its connections' sessions, and each request to its handler.
 
-Several processes may share one Redis. A player may be connected to any of them; each
-room runs on one, and a change a player asks of their room is a ``RoomOp`` that the cluster
+Several processes may share one store. A player may be connected to any of them; each room
+runs on one, and a change a player asks of their room is a ``RoomOp`` that the cluster
 part (``server/cluster/``) routes to wherever the room runs; it also brings here what rooms
-run elsewhere send the players connected here.
+run elsewhere send the players connected here, and takes every unfinished room back at
+start (``Cluster.recover``).
 
 Every request is checked in a fixed order: the rate (before the frame is read), the frame
-(codec), the session (hello first), the room, then the room's own checks (phase, turn, state
-version, rules). A refused request gets an ``Error`` to its sender only, naming its request
-id, and changes nothing; only frames over the rate are answered once a burst, not each.
-What a client opens (sessions, rooms, strong bots) and its codes naming no room count
-against the caps of its address (``server/lobby/limits.py``), in Redis, across processes.
-
-After a match (issue 14): ``Rematch`` opens (or takes a seat in) a new room with the
-finished room's seats and settings; ``GetReplay`` rebuilds a closed room's match from its
-journal for who played or watched it (``server/lobby/player_replay.py``); ``GetHistory`` reads
-the player's last matches, written here when a room closes (``server/lobby/history.py``).
+(codec), the session (hello first), then its handler's checks, found by the request's type
+in one table (``Routes``: the lobby's request families in ``server/lobby/``), and the
+room's own (phase, turn, state version, rules). A refused request gets an ``Error`` to its
+sender only, naming its request id, and changes nothing; only frames over the rate are
+answered once a burst, not each. What a client opens (sessions, rooms, strong bots) and its
+codes naming no room count against the caps of its address (``server/lobby/limits.py``),
+in the store, across processes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Protocol
 
 from protocol.codec import ProtocolError, decode
-from protocol.errors import ErrorCode, Refusal, quoted
-from protocol.messages import (
-    PROTOCOL_VERSION,
-    BidRequest,
-    BotSpeed,
-    ClientMessage,
-    CreateRoom,
-    Error,
-    GetHistory,
-    GetReplay,
-    Hello,
-    History,
-    HistoryEntry,
-    JoinRoom,
-    Leave,
-    LeaveQueue,
-    ListRooms,
-    PassRequest,
-    Ping,
-    PlayRequest,
-    Pong,
-    Queued,
-    QueueLeft,
-    QuickMatch,
-    Rematch,
-    ReplayData,
-    Request,
-    RoomList,
-    SeatBot,
-    StartPractice,
-    Watch,
-    Welcome,
-)
+from protocol.errors import ErrorCode, Refusal
+from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Ping, Pong, Welcome
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.directory import ADOPT_BATCH
 from server.cluster.node import Cluster
 from server.flood import Verdict
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
-from server.lobby import history, listing
-from server.lobby.codes import new_code, normalize
-from server.lobby.limits import PRACTICE_BOTS, LobbyLimits
+from server.lobby.base import Lobby, Route, Routes, unavailable
+from server.lobby.limits import LobbyLimits
 from server.lobby.player_lock import PlayerLocks
-from server.lobby.player_replay import WATCHED_MAX, ReplayCache, replay_data
-from server.lobby.quick import QuickMatcher
+from server.lobby.queue import Queue
+from server.lobby.records import Records
+from server.lobby.rematch import Rematches
+from server.lobby.rooms import Rooms
+from server.lobby.seating import Seating
 from server.lobby.sessions import Session, Sessions
+from server.lobby.stores import AddressCounts, LobbyStore
+from server.lobby.table import Table
+from server.lobby.watching import Watching
 from server.metrics import Metrics
 from server.os_random import OsRandom
-from server.rooms.room import Clocks, Room, RoomError
+from server.rooms.room import Room, RoomError
 from server.runner import RoomRunner
-from server.settings import BOT_DELAYS, Settings
-from server.store.redis_store import RedisStore, StoreError
+from server.settings import Settings
+from server.store.base import ClusterStore
+from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
-#: Close code for a connection whose session has connected again elsewhere.
-CLOSE_REPLACED = 4000
 #: Close reason (code 1008) for a connection refused too often (``server.flood``).
 FLOOD_REASON = "too many refused frames"
-#: Tries at a fresh room code when one is taken (by a room of another process).
-CODE_TRIES = 8
-#: Requests that put a person in a room or the queue, or out of one: one at a time each.
-LOBBY_REQUESTS = (
-    StartPractice,
-    CreateRoom,
-    JoinRoom,
-    Watch,
-    QuickMatch,
-    LeaveQueue,
-    Leave,
-    Rematch,
-)
 
 
-#: Bids, passes and plays: most of the requests, sent straight to the room.
-GAME_ACTIONS = (BidRequest, PassRequest, PlayRequest)
+class ServerStore(LobbyStore, ClusterStore, Protocol):
+    """What one server process keeps in its store: the lobby's records and the rooms'."""
 
-
-def unavailable(exc: Exception) -> RoomError:
-    return RoomError(ErrorCode.UNAVAILABLE, "the server cannot save right now: retry")
-
-
-@dataclass(frozen=True)
-class Owner:
-    """Who a new room counts against: the client address it is created from, and the
-    strong-bot seats it starts with."""
-
-    address: str
-    strong: int = 0
+    async def ping(self) -> bool:
+        """Whether the store answers (the health check)."""
 
 
 class App:
-    """One server process's rooms, sessions and connections."""
+    """One server process's rooms, sessions and connections. ``addresses``: the counts per
+    client address (``AddressStore`` on the store's Redis)."""
 
     def __init__(
         self,
         settings: Settings,
-        store: RedisStore,
+        store: ServerStore,
         rng: RandomSource | None = None,
         clock: Callable[[], float] = time.time,
         hub: Hub | None = None,
+        *,
+        addresses: AddressCounts,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -144,20 +91,14 @@ class App:
         self.sessions = Sessions(store)
         #: The strong bots' process pool, sized by the settings.
         self.bots = BotPool(settings.bot_workers, settings.bot_queue_limit)
-        self.limits = LobbyLimits(settings, store, self.metrics, clock, self.bots)
-        #: The room list last built, and when (it is the same for everyone for a moment).
-        self._list: tuple[float, RoomList] | None = None
+        self.limits = LobbyLimits(settings, addresses, self.metrics, clock, self.bots)
         self.player_locks = PlayerLocks(store)
-        self.replays = ReplayCache()
-        self._tasks: set[asyncio.Task[None]] = set()
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
         #: at once instead of waiting for their leases to run out.
         self.node = f"{socket.gethostname()}:{settings.port}"
-        self._lease_task: asyncio.Task[None] | None = None
         #: Whether connections are taken (from ``start``'s first step on).
         self.accepting = False
-        self.matcher = QuickMatcher(store, settings.quick_match_wait, self._open_quick, clock)
         self.cluster = Cluster(
             self.node,
             settings,
@@ -167,11 +108,26 @@ class App:
             self.metrics,
             self.rng,
             clock,
-            closed=self._record_history,
+            closed=self._closed,
             bots=self.bots,
         )
         self.directory = self.cluster.directory
         self.relay = self.cluster.relay
+        lobby = Lobby(settings, store, self.sessions, self.limits, self.cluster, self.rng, clock)
+        seating = Seating(lobby)
+        self.records = Records(lobby)
+        self.queue = Queue(lobby, seating)
+        self.matcher = self.queue.matcher
+        #: Each request type to its handler.
+        self.routes: Routes = {
+            Ping: Route(self._ping),
+            **Table(lobby).routes(),
+            **Rooms(lobby, seating).routes(),
+            **Watching(lobby, seating).routes(),
+            **self.queue.routes(),
+            **Rematches(lobby, seating).routes(),
+            **self.records.routes(),
+        }
 
     @property
     def rooms(self) -> dict[str, RoomRunner]:
@@ -184,52 +140,27 @@ class App:
         """Bring back every unfinished room, then start matching the quick-match queue.
 
         The transport listens before this (``/healthz`` answers during recovery) and takes
-        players once ``accepting``: from the relay's start on, while the rooms come back (a
-        player whose room is not back yet brings it back first). The leases are renewed
-        from the start too, so that rooms taken back early do not lose their leases while
-        thousands of others are still loading."""
+        players once ``accepting``: from the cluster part's start on, while the rooms come
+        back (a player whose room is not back yet brings it back first)."""
         self.metrics.watch_gc()
-        await self.relay.start()
+        await self.cluster.start()
         self.accepting = True
-        self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
         # the strong bot's search processes start meanwhile, before the first decision
-        await asyncio.gather(self.bots.warm_up(), self.recover())
+        await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
         self.matcher.start()
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
         another process may run them at once (the process is going down)."""
-        self.directory.closing = True
+        self.cluster.going_down()
         self.metrics.unwatch_gc()
         await self.matcher.stop()
-        if self._lease_task is not None:
-            self._lease_task.cancel()
         self.bots.shutdown()
-        await self.directory.hand_over()
-        await self.relay.stop()
+        await self.cluster.stop()
 
-    async def recover(self) -> int:
-        """Load every unfinished room from the store and set its clock and bots going, a
-        batch at a time (``ADOPT_BATCH``: one round trip for their leases, one for their
-        states). Each running clock gets back the time it had left when last saved. Returns
-        how many came back."""
-        codes = await self.store.active_rooms()
-        started = time.monotonic()
-        self.directory.recovering = True
-        try:
-            for start in range(0, len(codes), ADOPT_BATCH):
-                await self.directory.adopt_many(codes[start : start + ADOPT_BATCH])
-        finally:
-            self.directory.recovering = False
-        count = len(self.rooms)
-        rooms = "room" if count == 1 else "rooms"
-        log.info("recovered %d %s in %.1f s", count, rooms, time.monotonic() - started)
-        return len(self.rooms)
-
-    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    async def _closed(self, room: Room) -> None:
+        """A room run here closed: its match goes into its people's histories."""
+        await self.records.record(room)
 
     # --- connections ------------------------------------------------------------------
 
@@ -258,7 +189,7 @@ class App:
             request_id, kind = message.id, message.type
             await self._dispatch(conn, message)
         except (Refusal, StoreError) as exc:
-            refusal = unavailable(exc) if isinstance(exc, StoreError) else exc
+            refusal = unavailable() if isinstance(exc, StoreError) else exc
             outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
             if isinstance(refusal, ProtocolError) and guard.refuse(time.monotonic()):
                 conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
@@ -269,6 +200,26 @@ class App:
             self.metrics.redis_errors.inc()
         self.metrics.request_done(kind, outcome, time.perf_counter() - started)
 
+    async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
+        if isinstance(message, Hello):
+            await self._hello(conn, message)
+            return
+        session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
+        if session is None:
+            raise RoomError(ErrorCode.NO_SESSION, "say hello first")
+        route = self.routes[type(message)]
+        if not route.locked:
+            await route.handle(conn, session, message)
+            return
+        # One lobby request of a person at a time, wherever their connections are: each
+        # checks that they are free, then seats them (see server/lobby/player_lock.py).
+        async with self.player_locks.hold(session.player_id):
+            await self.sessions.reload_room(session)
+            await route.handle(conn, session, message)
+
+    async def _ping(self, conn: Connection, session: Session, ping: Ping) -> None:
+        conn.send(Pong(request_id=ping.id))
+
     async def disconnected(self, conn: Connection) -> None:
         if not self.hub.remove(conn) or conn.player_id is None:
             return
@@ -276,7 +227,7 @@ class App:
         session = self.sessions.of_player(player)
         self.sessions.forget(player)
         await self.cluster.disconnected(player)
-        if self.directory.closing:
+        if self.cluster.closing:
             return  # the rooms' next processes mark everyone disconnected on takeover
         try:
             await self.store.leave_queue(player)  # only a present person is matched
@@ -293,69 +244,11 @@ class App:
             except (Refusal, StoreError) as exc:
                 log.info("room %s: could not mark %s disconnected: %s", session.room, player, exc)
 
-    # --- dispatch ---------------------------------------------------------------------
-
-    async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
-        if isinstance(message, Hello):
-            await self._hello(conn, message)
-            return
-        session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
-        if session is None:
-            raise RoomError(ErrorCode.NO_SESSION, "say hello first")
-        if not isinstance(message, LOBBY_REQUESTS):
-            await self._handle(conn, session, message)
-            return
-        # One lobby request of a person at a time, wherever their connections are: each
-        # checks that they are free, then seats them (see server/lobby/player_lock.py).
-        async with self.player_locks.hold(session.player_id):
-            await self.sessions.reload_room(session)
-            await self._handle(conn, session, message)
-
-    async def _handle(self, conn: Connection, session: Session, message: ClientMessage) -> None:
-        if isinstance(message, GAME_ACTIONS):  # (most requests: not past every lobby kind)
-            await self._to_room(session, message)
-        elif isinstance(message, Ping):
-            conn.send(Pong(request_id=message.id))
-        elif isinstance(message, ListRooms):
-            conn.send(await self._room_list())
-        elif isinstance(message, QuickMatch):
-            await self._join_queue(conn, session)
-        elif isinstance(message, LeaveQueue):
-            if not await self.store.leave_queue(session.player_id):
-                raise RoomError(ErrorCode.NOT_QUEUED, "you are not in the quick-match queue")
-            conn.send(QueueLeft())
-        elif isinstance(message, StartPractice):
-            await self._start_practice(session, message, conn.address)
-        elif isinstance(message, CreateRoom):
-            await self._create_room(session, message, conn.address)
-        elif isinstance(message, JoinRoom):
-            await self._enter(session, message.code, watch=False, address=conn.address)
-        elif isinstance(message, Watch):
-            await self._enter(session, message.code, watch=True, address=conn.address)
-        elif isinstance(message, Leave):
-            code = self._require_room(session)
-            await self.directory.route(code, ops.Leave(session.player_id))
-            try:
-                await self.sessions.leave(session)
-            except StoreError:
-                log.info("session of %s still names room %s", session.player_id, code)
-        elif isinstance(message, Rematch):
-            await self._rematch(session, message.code, conn.address)
-        elif isinstance(message, GetReplay):
-            conn.send(await self._player_replay(session.player_id, message.code))
-        elif isinstance(message, GetHistory):
-            conn.send(await self._history(session.player_id))
-        elif isinstance(message, SeatBot) and message.level == "strong":
-            await self._seat_strong_bot(session, message, conn.address)
-        else:
-            await self._to_room(session, message)
-
-    async def _to_room(self, session: Session, request: Request) -> None:
-        """A request for the person's room (a game action, ready, chat...), to the room."""
-        code = self._require_room(session)
-        await self.directory.route(code, ops.Ask(session.player_id, request))
+    # --- sessions ---------------------------------------------------------------------
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
+        """Open a session, or resume one by its token (closing its older connections, here
+        or elsewhere), and bring the person back to their room."""
         if conn.player_id is not None:
             raise RoomError(ErrorCode.NOT_ALLOWED, "this connection has said hello already")
         if hello.version != PROTOCOL_VERSION:
@@ -401,350 +294,3 @@ class App:
                 # its process cannot be reached yet: the stored picture, until it can
                 conn.send(room.snapshot_for(player, self.clock()))
                 raise
-
-    # --- rooms ------------------------------------------------------------------------
-
-    def _require_room(self, session: Session) -> str:
-        if session.room is None:
-            raise RoomError(ErrorCode.NO_ROOM, "you are not in a room")
-        return session.room
-
-    async def _require_free(self, session: Session) -> None:
-        """One person, one place: not in a room, not in the queue. A session naming a room
-        that does not have them (a join that was never answered, then not applied) is
-        free."""
-        if session.room is not None:
-            if await self.directory.has_member(session.room, session.player_id):
-                raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
-            self.sessions.free(session)
-        if await self.store.is_queued(session.player_id):
-            raise RoomError(ErrorCode.ALREADY_QUEUED, "leave the quick-match queue first")
-
-    def _new_code(self, secret: bool) -> str:
-        """A code no room here has: long (unguessable) for a room found only by its code."""
-        while True:
-            code = new_code(self.rng, secret)
-            if code not in self.rooms:
-                return code
-
-    async def _open_room(
-        self, session: Session, build: Callable[[str], Room], owner: Owner, secret: bool
-    ) -> None:
-        """Build a room under a fresh code (long when ``secret``), store it, seat the session
-        in it, and send the creator a snapshot; counted against the caps of the owner's
-        address first, and refused having created nothing when past one."""
-        if owner.strong:
-            self.limits.strong_pool()
-        await self.limits.new_room(owner.address)
-        await self._store_new_room(build, [session], secret, owner)
-
-    async def _store_new_room(
-        self,
-        build: Callable[[str], Room],
-        sessions: list[Session],
-        secret: bool = False,
-        owner: Owner | None = None,
-    ) -> Room:
-        """Store a new room under a fresh code (when another process holds the code, try
-        another), name it in its people's sessions, run it, and send them snapshots. A room
-        with an ``owner`` is claimed among its address's open rooms before it is made, and
-        the claim given back if it is not."""
-        for _ in range(CODE_TRIES):
-            code = self._new_code(secret)
-            if owner is not None:
-                await self.limits.claim(owner.address, code, new_room=True, strong=owner.strong)
-            try:
-                room = await self._try_store(build(code), sessions, owner)
-            except BaseException:
-                if owner is not None:
-                    await self._unclaim(owner, code)
-                raise
-            if room is not None:
-                return room
-            if owner is not None:
-                await self._unclaim(owner, code)
-        for session in sessions:
-            self.sessions.free(session)
-        raise RoomError(ErrorCode.UNAVAILABLE, "no free room code: retry")
-
-    async def _unclaim(self, owner: Owner, code: str) -> None:
-        try:
-            await self.limits.release(owner.address, code, room=True, strong=owner.strong)
-        except StoreError:  # its room is not in the active set: the next claim drops it
-            log.info("room %s: its claim on %s stays until the next", code, owner.address)
-
-    async def _try_store(
-        self, room: Room, sessions: list[Session], owner: Owner | None
-    ) -> Room | None:
-        """Store and run a new room; None when its code is taken (try another)."""
-        # The sessions name the room first: if the room is then not saved, a session
-        # naming a room that does not exist is read as no room at all.
-        for session in sessions:
-            await self.sessions.enter(session, room.code)
-        runner = None
-        try:
-            runner = await self.directory.open(room)
-            if runner is None:
-                return None  # the code is taken
-            if room.public:
-                self._list = None  # shown at once in this process's list
-                if owner is not None:  # the list shows few rooms of one address
-                    await self.limits.addresses.set_origin(room.code, owner.address)
-                await self.store.add_watchable(room.code, self.clock())
-        except StoreError as exc:
-            for session in sessions:
-                self.sessions.free(session)
-            if runner is not None:  # saved and run, unlisted: its clocks end it when idle
-                runner.reschedule()
-            raise unavailable(exc) from exc
-        now = self.clock()
-        self.cluster.moved(room.code, [s.player_id for s in sessions], [])
-        self.cluster.deliver([(s.player_id, room.snapshot_for(s.player_id, now)) for s in sessions])
-        runner.reschedule()
-        return room
-
-    # --- quick match and the list of live rooms ---------------------------------------
-
-    async def _join_queue(self, conn: Connection, session: Session) -> None:
-        await self._require_free(session)
-        entry = {"name": session.name, "token": session.token}
-        waiting = await self.store.enqueue(session.player_id, self.clock(), entry)
-        if waiting == 0:
-            raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
-        conn.send(Queued(wait=self.settings.quick_match_wait, waiting=waiting))
-
-    async def _open_quick(self, players: list[tuple[str, dict[str, str]]]) -> None:
-        """Seat the people the matcher took off the queue, bots in the other seats, and
-        start their timed 3-deal match."""
-        s = self.settings
-        clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
-        sessions = [
-            self.sessions.of_player(pid) or Session(e["token"], pid, e["name"])
-            for pid, e in players
-        ]
-
-        def build(code: str) -> Room:
-            people = [(x.player_id, x.name) for x in sessions]
-            room = Room.quick(code, people, clocks, bot_speed=self._bot_speed)
-            room.start_match(self.clock(), self.rng)
-            return room
-
-        try:
-            await self._store_new_room(build, sessions)
-        except RoomError:
-            now = self.clock()
-            for pid, entry in players:  # back in the queue, at its head
-                with contextlib.suppress(StoreError):
-                    await self.store.enqueue(pid, now - s.quick_match_wait, entry)
-            raise
-
-    async def _room_list(self) -> RoomList:
-        """The live rooms anyone may watch, those with people first (``listing``); built at
-        most once per ``LIST_FRESH`` seconds by this process."""
-        now = time.monotonic()
-        if self._list is not None and now - self._list[0] < listing.LIST_FRESH:
-            return self._list[1]
-        candidates: list[listing.Listed] = []
-        for stored in await self.limits.addresses.listed(listing.LIST_SCAN):
-            runner = self.rooms.get(stored.code)
-            if runner is not None:
-                room = runner.room
-            elif stored.data is not None:
-                room = Room.from_data(stored.data)
-            else:
-                continue
-            if room.closed is not None:
-                continue
-            candidates.append(
-                listing.Listed(
-                    listing.summary(room), listing.present(room), stored.created, stored.origin
-                )
-            )
-        rooms = RoomList(rooms=listing.choose(candidates))
-        self._list = (now, rooms)
-        return rooms
-
-    async def _start_practice(self, session: Session, request: StartPractice, address: str) -> None:
-        await self._require_free(session)
-
-        def build(code: str) -> Room:
-            room = Room.create(
-                code, "practice", request.deals, session.player_id, session.name,
-                bot_speed=request.speed,
-            )  # fmt: skip
-            for seat in (1, 2):
-                room.place_bot(seat, request.level)
-            room.start_match(self.clock(), self.rng, first_bidder=0)
-            return room
-
-        strong = PRACTICE_BOTS if request.level == "strong" else 0
-        await self._open_room(session, build, Owner(address, strong), secret=True)
-
-    async def _create_room(self, session: Session, request: CreateRoom, address: str) -> None:
-        await self._require_free(session)
-        s = self.settings
-        clocks = Clocks(bid=s.bid_timeout, play=s.play_timeout, ready=s.ready_timeout)
-        await self._open_room(
-            session,
-            lambda code: Room.create(
-                code,
-                "private",
-                request.deals,
-                session.player_id,
-                session.name,
-                clocks=clocks,
-                public=request.public,
-                bot_speed=self._bot_speed,
-            ),
-            Owner(address),
-            secret=not request.public,
-        )
-
-    async def _seat_strong_bot(self, session: Session, request: SeatBot, address: str) -> None:
-        """A strong bot in a seat of one's private room: refused while the strong bots'
-        pool is full, counted against the address's strong-bot seats, and given back if
-        the room refuses it."""
-        code = self._require_room(session)
-        self.limits.strong_pool()
-        await self.limits.claim(address, code, new_room=False, strong=1)
-        try:
-            await self.directory.route(code, ops.Ask(session.player_id, request))
-        except Refusal as exc:
-            if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
-                with contextlib.suppress(StoreError):
-                    await self.limits.release(address, code, room=False, strong=1)
-            raise
-
-    @property
-    def _bot_speed(self) -> BotSpeed:
-        speed = self.settings.bot_speed
-        return cast(BotSpeed, speed) if speed in BOT_DELAYS else "normal"
-
-    async def _enter(self, session: Session, code: str, watch: bool, address: str) -> None:
-        """Join a room's empty seat, or watch it; the newcomer gets a snapshot first. A code
-        that names no room counts against the address's failed joins (past their limit it
-        must wait before the next)."""
-        await self.limits.may_join(address)
-        await self._require_free(session)
-        code = normalize(code)
-        if code not in self.rooms and await self.directory.peek(code) is None:
-            wait = await self.limits.missed(address)
-            raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}{wait}")
-        await self.sessions.enter(session, code)  # first: see _open_room
-        op = ops.Watch(session.player_id) if watch else ops.Join(session.player_id, session.name)
-        try:
-            await self.directory.route(code, op)
-        except Refusal as exc:
-            if exc.code == ErrorCode.UNAVAILABLE:
-                # Unanswered: the room's process may have taken them in (their snapshot then
-                # comes from it). The session keeps naming the room; the next request that
-                # needs them free looks at the stored room to know.
-                raise
-            await self.sessions.leave_quietly(session)
-            raise
-        if watch:  # remembered for the replay, once the match is over
-            try:
-                await self.store.note_watched(code, session.player_id, WATCHED_MAX)
-            except StoreError as exc:
-                log.info("room %s: %s watched, unrecorded: %s", code, session.player_id, exc)
-
-    # --- after a match: rematch, replay, history --------------------------------------
-
-    async def _rematch(self, session: Session, code: str, address: str) -> None:
-        """Again, after the match in room ``code``: take a seat in its rematch, or open the
-        rematch (the first to ask) with the same seats and settings. Only who played in
-        it may ask, once it is over."""
-        await self._require_free(session)
-        code = normalize(code)
-        data = await self.store.load_room(code)
-        old = None if data is None else Room.from_data(data)
-        if old is None or session.player_id not in old.people():
-            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code!r}")
-        if old.closed is None:
-            raise RoomError(ErrorCode.WRONG_PHASE, "the match in this room is not over")
-        if old.closed != "match_over":
-            raise RoomError(
-                ErrorCode.NOT_ALLOWED, f"that match did not end ({old.closed}): start a new one"
-            )
-        for _ in range(CODE_TRIES):
-            current = await self.store.rematch_room(code)
-            if current is not None:
-                try:
-                    await self._enter_rematch(session, current)
-                    return
-                except RoomError as exc:
-                    if exc.code != ErrorCode.NO_ROOM:
-                        raise
-                    # that rematch room is gone (everyone left it): open another
-            if await self._open_rematch(session, old, current, address):
-                return
-        raise RoomError(ErrorCode.UNAVAILABLE, "the rematch is being opened: retry")
-
-    async def _enter_rematch(self, session: Session, code: str) -> None:
-        """Take the seat held for this person in the rematch room ``code``, ready."""
-        await self.sessions.enter(session, code)  # first: see _open_room
-        try:
-            await self.directory.route(code, ops.Again(session.player_id, session.name))
-        except Refusal as exc:
-            if exc.code == ErrorCode.UNAVAILABLE:
-                raise  # unanswered: as in _enter
-            await self.sessions.leave_quietly(session)
-            raise
-
-    async def _open_rematch(
-        self, session: Session, old: Room, replacing: str | None, address: str
-    ) -> bool:
-        """Open the rematch of ``old`` (counted against the asker's address as any new
-        room) and tell the others; False when another asker opened one first (this one is
-        left at once, and the asker takes a seat in theirs)."""
-        strong = sum(1 for s in old.seats if s.kind == "bot" and s.level == "strong")
-        owner = Owner(address, strong)
-        if owner.strong:
-            self.limits.strong_pool()
-        await self.limits.new_room(address)
-        now = self.clock()
-        wait = self.settings.rematch_wait
-
-        def build(code: str) -> Room:
-            return Room.rematch(old, code, session.player_id, now, self.rng, wait)
-
-        room = await self._store_new_room(build, [session], secret=not old.public, owner=owner)
-        if not await self.store.claim_rematch(old.code, room.code, replacing):
-            await self.directory.route(room.code, ops.Leave(session.player_id))
-            await self.sessions.leave_quietly(session)
-            return False
-        self.cluster.deliver(room.invites(session.player_id, now))
-        return True
-
-    async def _player_replay(self, player: str, code: str) -> ReplayData:
-        """The replay of a closed room's match, for who played or watched it."""
-        code = normalize(code)
-        data = await self.store.load_room(code)
-        if data is None:
-            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
-        room = Room.from_data(data)
-        room.check_replay(player, watched=await self.store.has_watched(code, player))
-        key = self.replays.key(data)
-        built = self.replays.get(key)
-        if built is None:
-            built = replay_data(room, await self.store.read_log(code))
-            self.replays.put(key, built)
-        return built
-
-    async def _history(self, player: str) -> History:
-        entries: list[HistoryEntry] = []
-        for data in await self.store.history(player, history.HISTORY_LENGTH):
-            try:
-                entries.append(HistoryEntry.model_validate(data))
-            except ValueError:
-                log.info("a history entry of %s does not read: skipped", player)
-        return History(entries=entries)
-
-    async def _record_history(self, room: Room) -> None:
-        """Put a closed room's match at the head of its people's histories."""
-        try:
-            await self.store.push_history(
-                history.entries(room, self.clock()), history.HISTORY_LENGTH
-            )
-        except StoreError as exc:
-            log.warning("room %s: its match is in no history: %s", room.code, exc)

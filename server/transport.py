@@ -33,6 +33,7 @@ from server.frames import GOING_AWAY
 from server.gc_pacing import GcPacer
 from server.hub import Connection
 from server.settings import Settings
+from server.store.addresses import AddressStore
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from server.web import serve as web
@@ -240,7 +241,7 @@ async def _run(settings: Settings, url: str) -> None:
     try:
         await _unless_stopped(wait_for_store(store), stop)
         if not stop.is_set():
-            await serve_app(App(settings, store), stop=stop)
+            await serve_app(App(settings, store, addresses=AddressStore(store)), stop=stop)
     finally:
         if pacer is not None:
             pacer.stop()

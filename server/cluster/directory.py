@@ -100,7 +100,7 @@ class RoomDirectory:
         self.rooms: dict[str, RoomRunner] = {}
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
-        #: Set while the process takes its stored rooms back at start (``App.recover``):
+        #: Set while the process takes its stored rooms back at start (``Cluster.recover``):
         #: the lease keeper renews the leases of those back so far, and leaves the others
         #: to the recovery rather than look for orphans among them.
         self.recovering = False
@@ -272,9 +272,12 @@ class RoomDirectory:
     async def adopt_orphans(self) -> None:
         """Take over the rooms whose process died (their lease ran out)."""
         others = [code for code in await self.store.active_rooms() if code not in self.rooms]
-        free = await self.store.free_rooms(others)
-        for start in range(0, len(free), ADOPT_BATCH):
-            await self.adopt_many(free[start : start + ADOPT_BATCH])
+        await self.adopt_batches(await self.store.free_rooms(others))
+
+    async def adopt_batches(self, codes: list[str]) -> None:
+        """``adopt_many``, ``ADOPT_BATCH`` rooms at a time."""
+        for start in range(0, len(codes), ADOPT_BATCH):
+            await self.adopt_many(codes[start : start + ADOPT_BATCH])
 
     async def keep_leases(self) -> None:
         """Renew the lease of every room this process runs, a third of the TTL apart (a

@@ -11,7 +11,10 @@ the one place that handles what the relay brings:
   the older connections), ``Rejoin`` (their room has a new process: come back to it).
 
 The rooms run here reach players through it (``deliver``, ``moved``): those connected here
-through the hub and the sessions part, the others through the relay.
+through the hub and the sessions part (``Places``), the others through the relay.
+
+It starts and stops this process's part in the cluster: the relay, the lease keeper, the
+takeover of every stored room at start (``recover``), and the handover at shutdown.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -42,7 +45,6 @@ from server.cluster.messages import (
 from server.cluster.relay import Relay
 from server.game.deal import RandomSource
 from server.hub import Connection, Hub
-from server.lobby.sessions import Sessions
 from server.metrics import Metrics
 from server.rooms.room import Room
 from server.runner import RoomRunner
@@ -56,6 +58,20 @@ log = logging.getLogger(__name__)
 CLOSE_REPLACED = 4000
 
 
+class Places(Protocol):
+    """Which room each player connected here is in (the lobby's sessions), told of the
+    rooms' comings and goings."""
+
+    def room_of(self, player: str) -> str | None:
+        """The room of a player connected here (None: none, or not connected here)."""
+
+    def entered(self, player: str, room: str) -> None:
+        """The player is in ``room`` now."""
+
+    def left(self, player: str, room: str) -> Coroutine[Any, Any, None] | None:
+        """The player is no longer in ``room``; the store write that notes it, if any."""
+
+
 class Cluster:
     """The rooms of process ``node`` and its links to the other processes. ``closed`` is
     told of each room run here that closes (after its players have been told)."""
@@ -66,7 +82,7 @@ class Cluster:
         settings: Settings,
         store: ClusterStore,
         hub: Hub,
-        sessions: Sessions,
+        sessions: Places,
         metrics: Metrics,
         rng: RandomSource,
         clock: Callable[[], float] = time.time,
@@ -77,7 +93,9 @@ class Cluster:
         self.hub = hub
         self.sessions = sessions
         self._closed = closed
+        self.store = store
         self._tasks: set[asyncio.Task[None]] = set()
+        self._lease_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self)
         self.directory = RoomDirectory(
             node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots
@@ -86,6 +104,49 @@ class Cluster:
     @property
     def rooms(self) -> dict[str, RoomRunner]:
         return self.directory.rooms
+
+    # --- start and stop -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Hear the other processes, and renew the leases of the rooms run here from now on
+        (also while ``recover`` brings thousands back: those back early keep theirs)."""
+        await self.relay.start()
+        self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
+
+    async def recover(self) -> int:
+        """Take back every unfinished stored room and set its clock and bots going, a batch
+        at a time (``ADOPT_BATCH``: one round trip for their leases, one for their states).
+        Each running clock gets back the time it had left when last saved. Returns how many
+        rooms run here then."""
+        codes = await self.store.active_rooms()
+        started = time.monotonic()
+        self.directory.recovering = True
+        try:
+            await self.directory.adopt_batches(codes)
+        finally:
+            self.directory.recovering = False
+        count = len(self.rooms)
+        rooms = "room" if count == 1 else "rooms"
+        log.info("recovered %d %s in %.1f s", count, rooms, time.monotonic() - started)
+        return count
+
+    @property
+    def closing(self) -> bool:
+        """Whether the process is going down (its rooms' next processes take them over)."""
+        return self.directory.closing
+
+    def going_down(self) -> None:
+        """From now on, take no room over and forward nothing."""
+        self.directory.closing = True
+
+    async def stop(self) -> None:
+        """Stop renewing leases, give every room here up to the other processes, and stop
+        the relay."""
+        self.going_down()
+        if self._lease_task is not None:
+            self._lease_task.cancel()
+        await self.directory.hand_over()
+        await self.relay.stop()
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -116,8 +177,7 @@ class Cluster:
 
     async def come_back(self, player: str, code: str) -> None:
         """Mark a player connected here back in their room (it has a new process)."""
-        session = self.sessions.of_player(player)
-        if session is None or session.room != code or not self.hub.connected(player):
+        if self.sessions.room_of(player) != code or not self.hub.connected(player):
             return
         try:
             await self.directory.route(code, ops.Back(player))
@@ -202,6 +262,7 @@ class Cluster:
         """The link to the other processes dropped: a frame for a player here may have been
         lost, so each player here in a room run elsewhere gets a fresh snapshot."""
         for conn in list(self.hub.all):
-            session = None if conn.player_id is None else self.sessions.of_player(conn.player_id)
-            if session is not None and session.room is not None and session.room not in self.rooms:
-                self._background(self.come_back(session.player_id, session.room))
+            player = conn.player_id
+            room = None if player is None else self.sessions.room_of(player)
+            if player is not None and room is not None and room not in self.rooms:
+                self._background(self.come_back(player, room))

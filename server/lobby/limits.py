@@ -1,13 +1,14 @@
 """The lobby's caps per client address: what one address may open (sessions, rooms,
 strong-bot seats) and how often it may join by a code that names no room.
 
-Counted in Redis (``AddressStore``), so they hold however many server processes share it.
+Counted in the store (``AddressCounts``: ``AddressStore`` in Redis), so they hold however
+many server processes share it.
 A refusal creates nothing and says which limit was reached and when to try again:
 ``LIMIT_REACHED`` for a cap, ``RATE_LIMITED`` for the wait after too many failed joins,
 ``BUSY`` when the strong bots' pool is full. Each refusal counts in
 ``ddz_limit_refusals{limit}``. A setting of 0 switches its cap off.
 
-Per session, "one person, one place" (``App._require_free``) already caps what a session
+Per session, "one person, one place" (``Lobby.require_free``) already caps what a session
 holds at one room or one queue entry.
 """
 
@@ -22,11 +23,11 @@ from prometheus_client import Counter
 
 from protocol.errors import ErrorCode
 from server.bots.pool import BotPool
+from server.lobby.stores import AddressCounts
 from server.metrics import Metrics
 from server.rooms.room import RoomError
 from server.settings import Settings
-from server.store.addresses import AddressStore, Claim
-from server.store.redis_store import RedisStore
+from server.store.addresses import Claim
 
 #: Seconds of the window ``new_sessions_per_address`` counts in.
 SESSION_WINDOW = 60.0
@@ -88,12 +89,12 @@ def _seconds(left: float) -> int:
 
 
 class LobbyLimits:
-    """The caps of ``settings``, counted in the store's Redis."""
+    """The caps of ``settings``, counted in ``addresses``."""
 
     def __init__(
         self,
         settings: Settings,
-        store: RedisStore,
+        addresses: AddressCounts,
         metrics: Metrics,
         clock: Callable[[], float] = time.time,
         bots: BotPool | None = None,
@@ -102,7 +103,7 @@ class LobbyLimits:
         #: The strong bots' pool, whose full queue refuses new strong rooms and seats.
         self.bots = bots
         self.clock = clock
-        self.addresses = AddressStore(store)
+        self.addresses = addresses
         self.refusals = Counter(
             "ddz_limit_refusals",
             "requests refused by a cap per client address, a wait, or a full bot pool",

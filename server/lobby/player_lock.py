@@ -23,8 +23,9 @@ import time
 from collections.abc import AsyncIterator
 
 from protocol.errors import ErrorCode
+from server.lobby.stores import LockStore
 from server.rooms.room import RoomError
-from server.store.redis_store import RedisStore, StoreError
+from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ FIRST_PAUSE, LONGEST_PAUSE = 0.005, 0.1
 class PlayerLocks:
     """The lobby locks of every player, kept in the store."""
 
-    def __init__(self, store: RedisStore, ttl: float = LOCK_TTL, wait: float = LOCK_WAIT) -> None:
+    def __init__(self, store: LockStore, ttl: float = LOCK_TTL, wait: float = LOCK_WAIT) -> None:
         self.store = store
         self.ttl = ttl
         self.wait = wait

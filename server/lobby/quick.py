@@ -14,7 +14,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from server.store.redis_store import RedisStore, StoreError
+from server.lobby.stores import QueueStore
+from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 #: Seconds ``stop`` waits for the matching loop to end.
@@ -29,7 +30,7 @@ class QuickMatcher:
 
     def __init__(
         self,
-        store: RedisStore,
+        store: QueueStore,
         wait: float,
         open_match: OpenMatch,
         clock: Callable[[], float],

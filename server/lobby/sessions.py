@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.text import safe_name
-from server.store.base import RoomStore
+from server.lobby.stores import SessionStore
 from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class Session:
 class Sessions:
     """Opening, resuming and updating sessions; a cache of the connected players' ones."""
 
-    def __init__(self, store: RoomStore) -> None:
+    def __init__(self, store: SessionStore) -> None:
         self.store = store
         self._by_player: dict[str, Session] = {}
 
@@ -115,6 +115,11 @@ class Sessions:
 
     def of_player(self, player_id: str) -> Session | None:
         return self._by_player.get(player_id)
+
+    def room_of(self, player_id: str) -> str | None:
+        """The room of a player connected here (None: none, or not connected here)."""
+        session = self._by_player.get(player_id)
+        return None if session is None else session.room
 
     def forget(self, player_id: str) -> None:
         """Drop a player no longer connected here from the cache (Redis keeps the session)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-import server.app as app_module
+import server.cluster.directory as directory_module
 from client.table import TableState
 from protocol.errors import ErrorCode
 from protocol.events import BidMade, CardsPlayed, DealEnded, MatchEnded, TurnStarted
@@ -34,6 +34,7 @@ from server.cluster.directory import RoomDirectory
 from server.game.journal import replay
 from server.rooms.room import Clocks, Room
 from server.settings import Settings
+from server.store.addresses import AddressStore
 from server.store.redis_store import RedisStore, pack
 from server.transport import open_store, serve_app
 from tests.redis_server import RedisProcess, free_port, unique_prefix
@@ -238,7 +239,7 @@ async def test_leases_are_renewed_and_healthz_answers_while_rooms_come_back(
         await store.save_room(code, -1, room.version, pack(room.to_data()), room.take_journal())
     await store.acquire_leases(codes, node, settings.lease_ttl)
 
-    monkeypatch.setattr(app_module, "ADOPT_BATCH", 5)
+    monkeypatch.setattr(directory_module, "ADOPT_BATCH", 5)
     adopt_many = RoomDirectory.adopt_many
 
     async def slowly(directory: RoomDirectory, batch: list[str]) -> int:
@@ -246,7 +247,7 @@ async def test_leases_are_renewed_and_healthz_answers_while_rooms_come_back(
         return await adopt_many(directory, batch)
 
     monkeypatch.setattr(RoomDirectory, "adopt_many", slowly)
-    app = App(settings, store)
+    app = App(settings, store, addresses=AddressStore(store))
     ready, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve_app(app, ready, stop))
     try:

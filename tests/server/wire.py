@@ -26,6 +26,7 @@ from protocol.messages import (
 )
 from server.app import App
 from server.settings import Settings
+from server.store.addresses import AddressStore
 from server.transport import open_store, serve_app
 from tests.redis_server import free_port, unique_prefix
 
@@ -45,7 +46,7 @@ async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[Runn
     overrides.setdefault("key_prefix", unique_prefix())
     settings = replace(Settings(port=free_port(), redis_url=redis_url), **overrides)
     store = open_store(settings, redis_url)
-    app = App(settings, store)
+    app = App(settings, store, addresses=AddressStore(store))
     ready, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve_app(app, ready, stop))
     await asyncio.wait_for(ready.wait(), 5)

@@ -29,7 +29,8 @@ from server.app import App
 from server.flood import FloodGuard, TokenBucket
 from server.hub import Hub
 from server.settings import Settings
-from server.store.memory import MemoryRedis, MemoryStore
+from server.store.memory import MemoryRedis
+from server.store.memory_lobby import MemoryAddresses, MemoryServerStore
 from tests.server.cluster.harness import until
 
 NO_CAPS = {
@@ -92,7 +93,8 @@ async def apps(n: int) -> AsyncIterator[list[tuple[App, LobbyHub]]]:
     for i in range(n):
         settings = Settings(port=9000 + i, **NO_CAPS)  # type: ignore[arg-type]
         hub = LobbyHub()
-        app = App(settings, MemoryStore(redis), random.Random(i), hub=hub)  # type: ignore[arg-type]
+        store = MemoryServerStore(redis)
+        app = App(settings, store, random.Random(i), hub=hub, addresses=MemoryAddresses(store))
         await app.relay.start()
         app.accepting = True
         made.append((app, hub))

@@ -1,0 +1,70 @@
+"""The quick-match queue: joining it (``QuickMatch``), leaving it (``LeaveQueue``), and the
+rooms of the matches its matcher takes off it (``server/lobby/quick.py``), run by whichever
+process took them."""
+
+from __future__ import annotations
+
+import contextlib
+
+from protocol.errors import ErrorCode
+from protocol.messages import LeaveQueue, Queued, QueueLeft, QuickMatch
+from server.hub import Connection
+from server.lobby.base import Lobby, Route, Routes
+from server.lobby.quick import Entry, QuickMatcher
+from server.lobby.seating import Seating
+from server.lobby.sessions import Session
+from server.rooms.room import Room, RoomError
+from server.store.errors import StoreError
+
+
+class Queue:
+    def __init__(self, lobby: Lobby, seating: Seating) -> None:
+        self.lobby = lobby
+        self.seating = seating
+        wait = lobby.settings.quick_match_wait
+        self.matcher = QuickMatcher(lobby.store, wait, self.open_match, lobby.clock)
+
+    def routes(self) -> Routes:
+        return {
+            QuickMatch: Route(self.join, locked=True),
+            LeaveQueue: Route(self.leave, locked=True),
+        }
+
+    async def join(self, conn: Connection, session: Session, request: QuickMatch) -> None:
+        lobby = self.lobby
+        await lobby.require_free(session)
+        entry = {"name": session.name, "token": session.token}
+        waiting = await lobby.store.enqueue(session.player_id, lobby.clock(), entry)
+        if waiting == 0:
+            raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
+        conn.send(Queued(wait=lobby.settings.quick_match_wait, waiting=waiting))
+
+    async def leave(self, conn: Connection, session: Session, request: LeaveQueue) -> None:
+        if not await self.lobby.store.leave_queue(session.player_id):
+            raise RoomError(ErrorCode.NOT_QUEUED, "you are not in the quick-match queue")
+        conn.send(QueueLeft())
+
+    async def open_match(self, players: list[tuple[str, Entry]]) -> None:
+        """Seat the people the matcher took off the queue, bots in the other seats, and
+        start their timed 3-deal match; back at the head of the queue if it cannot."""
+        lobby = self.lobby
+        clocks, speed = lobby.clocks, lobby.bot_speed
+        sessions = [
+            lobby.sessions.of_player(pid) or Session(e["token"], pid, e["name"])
+            for pid, e in players
+        ]
+
+        def build(code: str) -> Room:
+            people = [(x.player_id, x.name) for x in sessions]
+            room = Room.quick(code, people, clocks, bot_speed=speed)
+            room.start_match(lobby.clock(), lobby.rng)
+            return room
+
+        try:
+            await self.seating.store_new_room(build, sessions)
+        except RoomError:
+            now = lobby.clock()
+            for pid, entry in players:  # back in the queue, at its head
+                with contextlib.suppress(StoreError):
+                    await lobby.store.enqueue(pid, now - lobby.settings.quick_match_wait, entry)
+            raise

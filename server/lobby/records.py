@@ -1,0 +1,67 @@
+"""What a match leaves: its replay for who played or watched it (``GetReplay``), and each
+person's history of matches (``GetHistory``), written when a room run here closes."""
+
+from __future__ import annotations
+
+import logging
+
+from protocol.errors import ErrorCode
+from protocol.messages import GetHistory, GetReplay, History, HistoryEntry, ReplayData
+from server.hub import Connection
+from server.lobby import history
+from server.lobby.base import Lobby, Route, Routes
+from server.lobby.codes import normalize
+from server.lobby.player_replay import ReplayCache, replay_data
+from server.lobby.sessions import Session
+from server.rooms.room import Room, RoomError
+from server.store.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+
+class Records:
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.replays = ReplayCache()
+
+    def routes(self) -> Routes:
+        return {GetReplay: Route(self.get_replay), GetHistory: Route(self.get_history)}
+
+    async def get_replay(self, conn: Connection, session: Session, request: GetReplay) -> None:
+        conn.send(await self.replay(session.player_id, request.code))
+
+    async def get_history(self, conn: Connection, session: Session, request: GetHistory) -> None:
+        conn.send(await self.history(session.player_id))
+
+    async def replay(self, player: str, code: str) -> ReplayData:
+        """The replay of a closed room's match, for who played or watched it."""
+        store = self.lobby.store
+        code = normalize(code)
+        data = await store.load_room(code)
+        if data is None:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
+        room = Room.from_data(data)
+        room.check_replay(player, watched=await store.has_watched(code, player))
+        key = self.replays.key(data)
+        built = self.replays.get(key)
+        if built is None:
+            built = replay_data(room, await store.read_log(code))
+            self.replays.put(key, built)
+        return built
+
+    async def history(self, player: str) -> History:
+        entries: list[HistoryEntry] = []
+        for data in await self.lobby.store.history(player, history.HISTORY_LENGTH):
+            try:
+                entries.append(HistoryEntry.model_validate(data))
+            except ValueError:
+                log.info("a history entry of %s does not read: skipped", player)
+        return History(entries=entries)
+
+    async def record(self, room: Room) -> None:
+        """Put a closed room's match at the head of its people's histories."""
+        entries = history.entries(room, self.lobby.clock())
+        try:
+            await self.lobby.store.push_history(entries, history.HISTORY_LENGTH)
+        except StoreError as exc:
+            log.warning("room %s: its match is in no history: %s", room.code, exc)

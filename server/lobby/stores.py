@@ -1,0 +1,103 @@
+"""What the lobby needs of storage, one small protocol per need.
+
+``RedisStore`` (``server/store/redis_store.py``) and ``AddressStore``
+(``server/store/addresses.py``) are the server's; ``MemoryStore`` and ``MemoryAddresses``
+(``server/store/memory.py``, ``server/store/memory_lobby.py``) are the twins the lobby's unit
+tests run on, without Redis. Every method raises ``StoreError`` when it did not happen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from server.store.addresses import Claim, Listed
+from server.store.keys import Keys
+
+
+class SessionStore(Protocol):
+    """Sessions by their secret token (``server/lobby/sessions.py``)."""
+
+    async def save_session(self, token: str, fields: Mapping[str, str]) -> None: ...
+    async def load_session(self, token: str) -> dict[str, str] | None: ...
+
+
+class QueueStore(Protocol):
+    """The quick-match queue, shared by every process."""
+
+    async def enqueue(self, player_id: str, now: float, entry: Mapping[str, str]) -> int:
+        """0 when the player waits already, else how many wait now."""
+
+    async def leave_queue(self, player_id: str) -> bool: ...
+    async def is_queued(self, player_id: str) -> bool: ...
+
+    async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
+        """The players of one match, taken off the queue at once; none when none is due."""
+
+
+class LockStore(Protocol):
+    """Short locks with an owner (a person's lobby lock, ``server/lobby/player_lock.py``)."""
+
+    keys: Keys
+
+    async def take_lock(self, key: str, holder: str, ttl: float) -> bool: ...
+    async def release_lock(self, key: str, holder: str) -> None: ...
+
+
+class RecordStore(Protocol):
+    """Rooms as stored, and what outlives their match: who watched, the rematch, the
+    players' histories."""
+
+    async def load_room(self, code: str) -> dict[str, Any] | None: ...
+    async def read_log(self, code: str) -> list[dict[str, Any]]: ...
+    async def add_watchable(self, code: str, created: float) -> None: ...
+    async def note_watched(self, code: str, player_id: str, cap: int) -> None: ...
+    async def has_watched(self, code: str, player_id: str) -> bool: ...
+    async def rematch_room(self, code: str) -> str | None: ...
+    async def claim_rematch(self, code: str, rematch: str, replacing: str | None) -> bool: ...
+    async def push_history(self, entries: Mapping[str, dict[str, Any]], keep: int) -> None: ...
+    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]: ...
+
+
+class LobbyStore(SessionStore, QueueStore, LockStore, RecordStore, Protocol):
+    """Everything the lobby's handlers keep in the store."""
+
+
+class AddressCounts(Protocol):
+    """What each client address holds, counted across processes (the caps of
+    ``server/lobby/limits.py``), and where listed rooms came from."""
+
+    async def count(self, address: str, part: str, limit: int, window: float) -> float:
+        """One more in the address's window of ``part``; 0 within ``limit``, else the
+        seconds until the window ends."""
+
+    async def claim(
+        self,
+        address: str,
+        code: str,
+        *,
+        new_room: bool,
+        strong: int,
+        room_cap: int,
+        strong_cap: int,
+        now: float,
+        ttl: float,
+        grace: float,
+    ) -> Claim:
+        """Count an open room and/or strong seats under ``code``, or say which cap stops
+        it (counting nothing)."""
+
+    async def release(self, address: str, code: str, *, room: bool, strong: int = 0) -> None:
+        """Give back a claim that came to nothing."""
+
+    async def blocked(self, address: str) -> float:
+        """Seconds the address must still wait before joining by code (0: none)."""
+
+    async def missed(self, address: str, limit: int, window: float, longest: float) -> float:
+        """Count a code that named no room; the seconds of the wait it starts (0: none)."""
+
+    async def set_origin(self, code: str, address: str) -> None:
+        """Note the address a listed room was created from."""
+
+    async def listed(self, scan: int) -> list[Listed]:
+        """The ``scan`` newest watchable rooms, as stored."""

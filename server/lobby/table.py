@@ -1,0 +1,67 @@
+"""Requests for the table of the person's room, sent to the room wherever it runs: bids,
+passes and plays, ready, chat, the bots' speed, a bot in a seat. A strong bot counts
+against the caps of the asker's address first."""
+
+from __future__ import annotations
+
+import contextlib
+
+from protocol.errors import ErrorCode, Refusal
+from protocol.messages import (
+    BidRequest,
+    Chat,
+    PassRequest,
+    PlayRequest,
+    ReadyRequest,
+    Request,
+    ResumeRequest,
+    SeatBot,
+    SetBotSpeed,
+)
+from server.cluster import ops
+from server.hub import Connection
+from server.lobby.base import Lobby, Route, Routes
+from server.lobby.sessions import Session
+from server.store.errors import StoreError
+
+
+class Table:
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    def routes(self) -> Routes:
+        to_room = Route(self.to_room)
+        return {
+            PlayRequest: to_room,
+            PassRequest: to_room,
+            BidRequest: to_room,
+            ReadyRequest: to_room,
+            ResumeRequest: to_room,
+            Chat: to_room,
+            SetBotSpeed: to_room,
+            SeatBot: Route(self.seat_bot),
+        }
+
+    async def to_room(self, conn: Connection, session: Session, request: Request) -> None:
+        """A request for the person's room, to the room."""
+        code = self.lobby.require_room(session)
+        await self.lobby.directory.route(code, ops.Ask(session.player_id, request))
+
+    async def seat_bot(self, conn: Connection, session: Session, request: SeatBot) -> None:
+        """A bot in a seat of one's private room. A strong one is refused while the strong
+        bots' pool is full, counted against the address's strong-bot seats, and given back
+        if the room refuses it."""
+        if request.level != "strong":
+            await self.to_room(conn, session, request)
+            return
+        limits = self.lobby.limits
+        code = self.lobby.require_room(session)
+        limits.strong_pool()
+        await limits.claim(conn.address, code, new_room=False, strong=1)
+        try:
+            await self.lobby.directory.route(code, ops.Ask(session.player_id, request))
+        except Refusal as exc:
+            if exc.code != ErrorCode.UNAVAILABLE:  # unanswered: it may have been seated
+                with contextlib.suppress(StoreError):
+                    await limits.release(conn.address, code, room=False, strong=1)
+            raise
