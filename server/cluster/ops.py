@@ -147,8 +147,8 @@ async def apply_op(
     another process (one that saw an old connection drop after the player had connected
     again elsewhere) is stale and changes nothing."""
     match op:
-        case Ask(player, request):
-            await runner.request(player, request)
+        case Ask():
+            await runner.request(op.player, op.request)
         case Join() | Watch() | Again():
             runner.via[op.player] = node
             await _enter(runner, op, clock(), max_watchers)
