@@ -2,10 +2,10 @@
 
 A person may have two connections at once (a resumed token while the first has not
 dropped yet), on one process or two sharing the Redis. Their lobby requests (start
-practice, create, join, watch, quick match, leave the queue, leave) each check that the
-person is free and then seat them: two at once could both pass the check and seat one
-person in two rooms, leaving one of them waiting for ever (issue 11, item 9). So each
-holds a short Redis lock per player id while it runs: ``SET NX PX`` with a random value,
+practice, create, join, watch, quick match, leave the queue, leave, rematch) each check
+that the person is free and then seat them: two at once could both pass the check and
+seat one person in two rooms, leaving one of them waiting for ever. So each holds a
+short Redis lock per player id while it runs: ``SET NX PX`` with a random value,
 given up by a compare-and-delete script (never someone else's), waited for with a bounded
 retry, and refused with a retryable ``busy`` error if not had in time. The lock expires on
 its own if its process dies holding it. Who holds it re-reads the session from the store
