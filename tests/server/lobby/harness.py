@@ -86,7 +86,7 @@ class FakeConn:
 
 
 @dataclass
-class Lobby:
+class LobbyProcess:
     app: App
     hub: LobbyHub
     store: MemoryServerStore
@@ -131,7 +131,7 @@ class Lobby:
 
 
 @contextlib.asynccontextmanager
-async def lobby(**settings: Any) -> AsyncIterator[Lobby]:
+async def lobby(**settings: Any) -> AsyncIterator[LobbyProcess]:
     """One process's lobby (``settings`` over ``NO_CAPS``), taking connections."""
     clock = Clock()
     store = MemoryServerStore(MemoryRedis(clock))
@@ -147,7 +147,7 @@ async def lobby(**settings: Any) -> AsyncIterator[Lobby]:
     await app.cluster.start()
     app.accepting = True
     try:
-        yield Lobby(app, hub, store, clock)
+        yield LobbyProcess(app, hub, store, clock)
     finally:
         await app.matcher.stop()
         await app.cluster.stop()

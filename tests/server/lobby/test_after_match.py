@@ -21,11 +21,11 @@ from protocol.messages import (
 from server.lobby.player_replay import WATCHED_MAX
 from server.rooms.room import Room
 from server.store.redis_store import pack
-from tests.server.lobby.harness import FakeConn, Lobby, lobby
+from tests.server.lobby.harness import FakeConn, LobbyProcess, lobby
 from tests.server.rooms.test_room_social import finished_private
 
 
-async def finished(lob: Lobby) -> Room:
+async def finished(lob: LobbyProcess) -> Room:
     """A played-out private match of alice, bob and carol, watched by walt, stored closed
     (as its process saves it) and recorded in their histories."""
     room = finished_private(random.Random(9))
@@ -37,7 +37,7 @@ async def finished(lob: Lobby) -> Room:
     return room
 
 
-async def as_player(lob: Lobby, player: str) -> tuple[FakeConn, str]:
+async def as_player(lob: LobbyProcess, player: str) -> tuple[FakeConn, str]:
     """A connection of the stored session of ``player`` (its token)."""
     token = f"token-of-{player}"
     await lob.store.save_session(token, {"player_id": player, "name": player, "room": ""})
