@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from server.store.embedded import APPENDFSYNC_CHOICES
+
 BOT_DELAYS = {"instant": 0.0, "fast": 0.3, "normal": 1.0, "slow": 2.0}
 """Seconds a bot waits before it acts, by the bot speed a practice player picks."""
 
@@ -23,6 +25,7 @@ class Settings:
     port: int = 8765
     redis_url: str | None = None
     data_dir: str = "./ddz-data"
+    redis_appendfsync: str = "everysec"
     bid_timeout: float = 15.0
     play_timeout: float = 20.0
     ready_timeout: float = 10.0
@@ -64,6 +67,12 @@ _HELP: dict[str, tuple[str, str]] = {
     "port": ("DDZ_PORT", "port to listen on"),
     "redis_url": ("REDIS_URL", "Redis to keep matches in; none: an embedded Redis in --data-dir"),
     "data_dir": ("DDZ_DATA_DIR", "directory of the embedded Redis's data"),
+    "redis_appendfsync": (
+        "DDZ_REDIS_APPENDFSYNC",
+        "when the embedded Redis syncs its append-only file: everysec (a crash of Redis or"
+        " the machine may lose the last second) or always (nothing acknowledged is lost;"
+        " slower)",
+    ),
     "bid_timeout": ("DDZ_BID_TIMEOUT", "seconds to bid in timed rooms"),
     "play_timeout": ("DDZ_PLAY_TIMEOUT", "seconds to play in timed rooms"),
     "ready_timeout": ("DDZ_READY_TIMEOUT", "seconds between deals before the next one starts"),
@@ -203,6 +212,8 @@ def load_settings(
         parser.error(f"--bot-speed must be one of {', '.join(BOT_DELAYS)}")
     if parsed.event_loop not in EVENT_LOOPS:
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
+    if parsed.redis_appendfsync not in APPENDFSYNC_CHOICES:
+        parser.error(f"--redis-appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
     from server.admission import parse_proxies
 
     try:

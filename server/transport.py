@@ -297,8 +297,9 @@ def run(settings: Settings) -> None:
     if settings.redis_url:
         url = settings.redis_url
     else:
-        embedded = EmbeddedRedis(settings.data_dir)
+        embedded = EmbeddedRedis(settings.data_dir, settings.redis_appendfsync)
         url = embedded.start()
+        embedded.supervise()
         log.info("embedded Redis at %s (data in %s)", url, embedded.data_dir)
     try:
         tune_gc()

@@ -6,7 +6,13 @@ append-only file there with ``appendfsync everysec``. Every accepted command is 
 anyone hears of it, so a crash of the server process loses nothing: Redis is told to shut
 down with it (``die_with_parent``), which writes and syncs the file, and the next start
 loads it. A crash of Redis itself or of the machine loses at most the last second of writes
-(``benchmarks/write_path.py`` measures what ``always`` would cost instead).
+with ``appendfsync everysec`` (the default), nothing acknowledged with ``always``
+(``--redis-appendfsync``; ``benchmarks/write_path.py`` measures what it costs).
+
+While the server runs, Redis is supervised (``supervise``): when it dies it is started again
+on the same socket and append-only file, at once the first time and after a growing wait if
+it keeps dying, and its death and its return are one log line each. The server's clients
+reconnect to the same socket by themselves.
 """
 
 from __future__ import annotations
@@ -14,18 +20,30 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import logging
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 from server.children import die_with_parent
 
+log = logging.getLogger(__name__)
+
 SOCKET_NAME = "redis.sock"
 APPENDFSYNC = "everysec"
+#: The ``appendfsync`` policies an operator may choose for the embedded Redis.
+APPENDFSYNC_CHOICES = ("everysec", "always")
+#: Seconds before the first restart of a Redis that died, and the most a restart waits: a
+#: Redis that keeps dying (a full disk, a broken file) is retried ever more slowly.
+RESTART_FIRST = 0.2
+RESTART_MAX = 30.0
+#: A Redis that ran this long before it died is restarted at once again (its wait resets).
+STABLE_AFTER = 30.0
 
 
 def redis_server_binary() -> str:
@@ -75,10 +93,17 @@ class EmbeddedRedis:
     """
 
     def __init__(self, data_dir: str | Path, appendfsync: str = APPENDFSYNC) -> None:
+        if appendfsync not in APPENDFSYNC_CHOICES:
+            raise ValueError(f"appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
         self.data_dir = Path(data_dir).resolve()
         self.appendfsync = appendfsync
         self.process: subprocess.Popen[bytes] | None = None
         self._lock: int | None = None
+        #: Set by ``stop``: the supervisor then lets the process end for good.
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        #: How many times the supervisor started Redis again (for tests and the log).
+        self.restarts = 0
 
     def running_url(self) -> str | None:
         """The URL of a Redis already serving this directory (a running server's), if any:
@@ -115,6 +140,15 @@ class EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._take_lock()
         self._clear_orphan()
+        self.process = self._launch(timeout)
+        return self.url
+
+    def _launch(self, timeout: float) -> subprocess.Popen[bytes]:
+        """Start a redis-server on the socket and wait until it answers; the process.
+
+        Linux's death signal (``die_with_parent``) belongs to the thread that starts the
+        child: the main thread at ``start``, the supervisor's (which outlives its child)
+        for a restart."""
         self.socket_path.unlink(missing_ok=True)
         args = [
             redis_server_binary(),
@@ -128,7 +162,7 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
-        self.process = subprocess.Popen(
+        process = subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -142,21 +176,80 @@ class EmbeddedRedis:
         )
         deadline = time.monotonic() + timeout
         while not _answers(self.socket_path):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"embedded Redis did not start:\n{log}")
+            if process.poll() is not None or time.monotonic() > deadline:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+                tail = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"embedded Redis did not start:\n{tail}")
             time.sleep(0.02)
-        return self.url
+        return process
+
+    def supervise(self) -> None:
+        """Watch the started Redis from a thread of its own and start it again whenever it
+        dies, until ``stop``. The dead process is reaped at once (no zombie)."""
+        if self._supervisor is not None or self.process is None:
+            return
+        self._supervisor = threading.Thread(
+            target=self._watch, name="embedded-redis-supervisor", daemon=True
+        )
+        self._supervisor.start()
+
+    def _watch(self) -> None:
+        wait = RESTART_FIRST
+        while self.process is not None:
+            started = time.monotonic()
+            code = self.process.wait()
+            if self._stopping.is_set():
+                return
+            died = time.monotonic()
+            if died - started >= STABLE_AFTER:
+                wait = RESTART_FIRST
+            log.warning(
+                "embedded Redis died (exit code %s); starting it again on %s",
+                code,
+                self.data_dir,
+            )
+            while not self._stopping.wait(wait):
+                wait = min(wait * 2, RESTART_MAX)
+                try:
+                    process = self._launch(timeout=10.0)
+                except (OSError, RuntimeError):
+                    continue  # said once above; the next try waits longer
+                if self._stopping.is_set():  # stopped while it was starting
+                    process.terminate()
+                    process.wait()
+                    return
+                self.process = process
+                self.restarts += 1
+                log.info(
+                    "embedded Redis is back after %.1f s (restart %d)",
+                    time.monotonic() - died,
+                    self.restarts,
+                )
+                break
+            else:
+                return
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Shut Redis down cleanly (it flushes the append-only file on SIGTERM)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
+        """Shut Redis down cleanly (it flushes the append-only file on SIGTERM), and end
+        its supervision first so that the shutdown is not taken for a death."""
+        self._stopping.set()
+        supervisor, self._supervisor = self._supervisor, None
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.terminate()
             try:
-                self.process.wait(timeout)
+                process.wait(timeout)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                process.kill()
+                process.wait()
+        if supervisor is not None:
+            supervisor.join(timeout)
+        if self.process is not process and self.process is not None:
+            # a restart finished while we were stopping the one before it
+            self.process.terminate()
+            self.process.wait(timeout)
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None

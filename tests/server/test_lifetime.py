@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import CreateRoom, Snapshot
+from protocol.messages import CreateRoom, ListRooms, RoomList, Snapshot
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from tests import processes
@@ -143,3 +143,53 @@ async def test_ctrl_c_while_the_server_waits_for_redis_ends_it_cleanly(tmp_path:
     text = log.read_text()
     assert "waiting for Redis" in text and returncode == 0, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+
+
+async def healthz(port: int) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    answer = await reader.read()
+    writer.close()
+    return answer
+
+
+async def test_the_embedded_redis_killed_is_started_again_and_still_dies_with_the_server(
+    tmp_path: Path,
+) -> None:
+    """``kill -9`` of the embedded Redis left a zombie and a server answering 503 for good.
+    Now it is started again on its file (one log line for the death, one for the return),
+    the server answers again, the room is still there, and the new Redis, started from the
+    supervisor's thread, still ends with a server killed with -9."""
+    log = tmp_path / "server.log"
+    server, port = await start_server(tmp_path / "data", log)
+    try:
+        children = await children_up(server.pid)
+        async with wire_client(f"ws://127.0.0.1:{port}") as (client, _):
+            await client.send(CreateRoom(deals=3, public=True))
+            code = (await client.recv_type(Snapshot)).room.code
+        (redis,) = [pid for pid, line in children.items() if "redis-server" in line]
+        os.kill(redis, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while "embedded Redis is back" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.05)
+        assert not Path(f"/proc/{redis}").exists()  # reaped, not a zombie
+        while not (await healthz(port)).startswith(b"HTTP/1.1 200"):
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.05)
+        async with wire_client(f"ws://127.0.0.1:{port}") as (client, _):
+            await client.send(ListRooms())
+            assert code in [r.code for r in (await client.recv_type(RoomList)).rooms]
+        text = log.read_text()
+        assert text.count("embedded Redis died") == 1, text
+        assert text.count("embedded Redis is back") == 1, text
+        (again,) = [
+            pid
+            for pid in processes.descendants(server.pid)
+            if "redis-server" in processes.command_line(pid)
+        ]
+    finally:
+        server.kill()  # SIGKILL
+        await server.wait()
+    left = await asyncio.to_thread(processes.wait_gone, [again], GONE_WITHIN)
+    assert not left, "the restarted Redis outlived the server"
