@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 from client import commands as cmd
 from client.backoff import DEFAULT_RECONNECT_FOR
+from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import Options
 from protocol.messages import BotSpeed
@@ -264,6 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run_interactive(opts))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except (BrokenPipeError, OutputClosed):
+        silence_output()  # nobody reads what we write (ddz ... | head): end quietly
+        return EXIT_OUTPUT_CLOSED
 
 
 if __name__ == "__main__":

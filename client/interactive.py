@@ -39,6 +39,7 @@ import contextlib
 import time
 from collections.abc import Hashable
 from dataclasses import replace
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.filters import to_filter
@@ -52,6 +53,7 @@ from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
 from client.after_match import phrase_lines, social_lines
+from client.closed_output import OutputClosed, output_gone
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
@@ -177,6 +179,8 @@ class Interactive:
         #: Requests whose refusal is shown under their own name (``say``, ``again``...),
         #: by request id.
         self.asked: dict[int, str] = {}
+        #: The terminal or pipe we write to is gone: the session ended for it.
+        self.output_closed = False
         self.session: PromptSession[str] = PromptSession(
             bottom_toolbar=self.toolbar,
             refresh_interval=0.5,
@@ -271,7 +275,14 @@ class Interactive:
             except ProtocolError as exc:
                 say([(WARN, f"protocol error: {exc.message}")])
                 continue
-            await self.on_message(message)
+            try:
+                await self.on_message(message)
+            except OSError as exc:
+                if not output_gone(exc):
+                    raise
+                self.output_closed = True
+                self.finish()
+                return
 
     async def on_message(self, message: ServerMessage) -> None:
         before = self.state
@@ -452,6 +463,16 @@ class Interactive:
             self.queued = None
             await self.send(QuickMatch())
         return True
+
+    def on_loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """An error no task awaited (a redraw of the prompt, a line printed): a closed output
+        ends the session (prompt_toolkit's own handler would ask to press Enter on that same
+        output, fail, and ask again for ever); anything else is reported as asyncio does."""
+        if output_gone(context.get("exception")):
+            self.output_closed = True
+            self.finish()
+        else:
+            loop.default_exception_handler(context)
 
     def finish(self) -> None:
         """End the session: stop the prompt too."""
@@ -668,13 +689,16 @@ class Interactive:
             if self.store is not None:
                 self.store.release()
             return EXIT_CONNECT
+        asyncio.get_running_loop().set_exception_handler(self.on_loop_exception)
         with patch_stdout(raw=True):
             receiver = asyncio.create_task(self.receive_loop())
-            await self.start()
             try:
+                await self.start()
                 while not self.done:
                     try:
-                        text = await self.session.prompt_async(self.prompt, default=self.prefill)
+                        text = await self.session.prompt_async(
+                            self.prompt, default=self.prefill, set_exception_handler=False
+                        )
                     except KeyboardInterrupt:
                         self.on_interrupt()  # Ctrl-C clears the line; Ctrl-D or quit ends
                         continue
@@ -684,6 +708,10 @@ class Interactive:
                         continue
                     self.prefill = ""
                     await self.handle(text)
+            except OSError as exc:
+                if not output_gone(exc):
+                    raise
+                self.output_closed = True
             finally:
                 self.done = True
                 receiver.cancel()
@@ -693,6 +721,8 @@ class Interactive:
                     await self.link.close()
                 if self.store is not None:
                     self.store.release()
+        if self.output_closed:
+            raise OutputClosed("the output of ddz was closed")
         return EXIT_OK
 
 
