@@ -485,7 +485,7 @@ class Interactive:
     async def handle(self, text: str) -> None:
         """Act on one typed line."""
         ctx = self.context()
-        command = cmd.parse_command(text, ctx.action)
+        command = cmd.parse_command(text, ctx.reading)
         state = self.state
         table = state.table if state is not None else None
         turn = table.turn if table is not None else None
@@ -522,7 +522,7 @@ class Interactive:
         elif isinstance(command, cmd.PassTurn | cmd.MakeBid | cmd.PlayCards):
             verdict = cmd.assess(text, ctx)
             if not verdict.ok:
-                reason = verdict.message if verdict.level == "bad" else "it is not your turn"
+                reason = verdict.message if verdict.level == "bad" else cmd.out_of_turn(ctx)
                 say([(WARN, reason)])
             elif isinstance(command, cmd.PassTurn):
                 await self.send(PassRequest(version=version))

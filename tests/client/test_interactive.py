@@ -90,6 +90,39 @@ async def test_nothing_is_sent_out_of_turn(pipe: PipeInput) -> None:
     assert link.sent == []
 
 
+async def test_out_of_turn_the_client_says_whose_turn_it_is(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "it is not your turn": the server's "it is Ann (S2)'s turn" never reached the player.
+    said = Said(monkeypatch)
+    bidding = run(TableState.from_room(room()), started(), turn(1, 0))
+    client, link = client_with(bidding)
+    for text in ("1", "2", "pass"):  # `1` listed the pre-match commands, `2` was a single 2
+        await client.handle(text)
+    assert said.lines == ["it is bot 1 (S2)'s turn to bid"] * 3
+    said.lines.clear()
+    client.state = run(bidding_done(TableState.from_room(room()), landlord=1), turn(2, 3, "play"))
+    await client.handle("33")
+    await client.handle("pass")
+    assert said.lines == ["it is bot 2 (S3)'s turn to play"] * 2
+    assert link.sent == []
+
+
+async def test_outside_a_room_pass_and_cards_say_there_is_no_match(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "it is not your turn" for pass and "you hold no 3" for 33.
+    said = Said(monkeypatch)
+    client, link = client_with(None)
+    await client.handle("pass")
+    await client.handle("33")
+    client.state = TableState.from_room(room()).apply(Left())
+    await client.handle("pass")
+    assert len(said.lines) == 3
+    assert all(line.startswith("there is no match to play in") for line in said.lines)
+    assert link.sent == []
+
+
 async def test_hint_prefills_the_next_prompt_and_cycles(pipe: PipeInput) -> None:
     client, link = client_with(bidding_done(TableState.from_room(room())))
     await client.handle("hint")
