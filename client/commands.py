@@ -9,6 +9,7 @@ terminal.
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -218,43 +219,110 @@ Command = (
     | Invalid
 )
 
-HELP_TEXT = """\
-Commands (a word, or cards to play):
-  quick                             the quick-match queue: a timed 3-deal match with the next
-                                    two players (bots fill the seats if nobody comes in time)
-  unqueue                           leave the queue (leave does too, while you wait)
-  list                              the live rooms anyone may watch (then: watch CODE)
-  practice [DEALS] [LEVEL] [SPEED]  a game against two bots (deals 1/3/6/9; easy/normal/strong;
-                                    instant/fast/normal/slow)
-  create [DEALS] [public]           a private room for 3/6/9 deals; share its code
-  join CODE | watch CODE            take a seat in a room | watch one
-  bot [LEVEL] [SEAT]                seat a bot in an empty seat (the creator only)
-  ready                             start the match / the next deal (Enter also does, between deals)
-  speed SPEED                       the bots' speed
-  counter                           show or hide the card counter: how many of each rank
-                                    you have not seen yet (your hand and all plays are seen)
-  autopass                          when nothing in your hand beats the table, pass at once
-  resume                            take your seat back from the bot that took it over
-  say [PHRASE]                      quick chat to the table (Tab completes; say alone lists
-                                    the phrases and emotes); mute | unmute hides | shows the
-                                    others' chat
-  again [CODE]                      after a match: ask for a rematch with the same seats, or
-                                    accept one you were asked for
-  replay [CODE]                     a finished match you played or watched, deal by deal with
-                                    every hand (CODE: the match just finished)
-  history                           your last matches, with the codes replay takes
-  leave                             give up your seat (a bot plays it) or stop watching; ddz
-                                    forgets its saved session
-  quit                              close ddz; your seat waits for you: start ddz again to take
-                                    it back (with --no-save-session, quit leaves the room too)
-  help
-In a deal:
-  1 2 3 | bid N                     bid (while bidding)
-  333 44 | 10 10 J | 3-7 | sj bj    play these cards (ranks; suits never matter)
-  pass                              pass
-  hint | h | Tab                    cycle through the legal plays (those keeping bombs, the
-                                    rocket and chains whole first), then pass
-"""
+#: The commands by where they are used: each section's title and its (usage, what it does).
+HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Outside a room",
+        (
+            ("practice [DEALS] [LEVEL] [SPEED]",
+             "a game against two bots: deals 1/3/6/9; level easy/normal/strong; "
+             "speed instant/fast/normal/slow"),
+            ("quick",
+             "the quick-match queue: a timed 3-deal match with the next two players "
+             "(bots fill the seats if nobody comes in time)"),
+            ("unqueue", "leave the queue (leave does too, while you wait)"),
+            ("create [DEALS] [public]",
+             "a room for 3/6/9 deals: share its code; public lists it for watchers"),
+            ("join CODE", "take a seat in a room"),
+            ("watch CODE", "watch a room"),
+            ("list", "the live rooms anyone may watch"),
+        ),
+    ),
+    (
+        "In a room",
+        (
+            ("bot [LEVEL] [SEAT]", "seat a bot in an empty seat (the creator only)"),
+            ("ready", "start the match, or the next deal (Enter does too)"),
+            ("speed SPEED", "the bots' speed"),
+            ("counter",
+             "show or hide the card counter: how many of each rank you have not seen "
+             "(your hand and every play are seen)"),
+            ("autopass", "pass at once when nothing in your hand beats the table"),
+            ("resume", "take your seat back from the bot that took it over"),
+            ("say [PHRASE]",
+             "quick chat to the table (Tab completes; say alone lists the phrases)"),
+            ("mute | unmute", "hide or show the others' chat"),
+            ("leave",
+             "give up your seat (a bot plays it) or stop watching; ddz forgets its "
+             "saved session"),
+        ),
+    ),
+    (
+        "In a deal",
+        (
+            ("1 2 3 | bid N", "bid (while bidding)"),
+            ("333 44 | 10 10 J | 3-7 | sj bj",
+             "play these cards (ranks: suits never matter)"),
+            ("pass", "pass"),
+            ("hint | h | Tab",
+             "the legal plays in turn (those keeping bombs, the rocket and chains "
+             "whole first), then pass"),
+        ),
+    ),
+    (
+        "After a match",
+        (
+            ("again [CODE]",
+             "ask for a rematch with the same seats, or accept the one you were asked for"),
+            ("replay [CODE]",
+             "a finished match you played or watched, deal by deal with every hand "
+             "(no CODE: the match just finished)"),
+            ("history", "your last matches, with the codes replay takes"),
+        ),
+    ),
+    (
+        "Any time",
+        (
+            ("help", "this list"),
+            ("quit",
+             "close ddz; your seat waits: start ddz again to take it back "
+             "(with --no-save-session, quit leaves the room too)"),
+        ),
+    ),
+)  # fmt: skip
+
+#: The usage column is at most this wide; a longer usage puts its text on the next line.
+_USAGE_WIDTH = 24
+#: Below this many columns for the text, every text goes under its usage.
+_NARROW_TEXT = 30
+
+
+def help_text(width: int = 80) -> str:
+    """The commands laid out in ``width`` columns (the terminal's, 80 when unknown): a
+    usage column and its text beside it, wrapped between words; in a narrow terminal each
+    text goes under its usage."""
+    width = max(width, 20)
+    column = 2 + _USAGE_WIDTH + 2
+    narrow = width - column < _NARROW_TEXT
+    lines: list[str] = []
+    for title, entries in HELP:
+        lines.append(f"{title}:")
+        for usage, text in entries:
+            beside = not narrow and len(usage) <= _USAGE_WIDTH
+            indent = " " * (column if beside else 6)
+            wrapped = textwrap.wrap(
+                text,
+                width - len(indent),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            if beside:
+                lines.append(f"  {usage:<{_USAGE_WIDTH}}  {wrapped[0]}")
+                wrapped = wrapped[1:]
+            else:
+                lines.append(f"  {usage}")
+            lines.extend(indent + part for part in wrapped)
+    return "\n".join(lines) + "\n"
 
 
 def _deals(word: str, allowed: Sequence[int]) -> int | Invalid:

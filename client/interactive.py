@@ -59,6 +59,7 @@ from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.render import (
     DIM,
+    LINE_WIDTH,
     WARN,
     Fragments,
     code,
@@ -190,6 +191,10 @@ class Interactive:
         keep_panel_under_prompt(self.session)
 
     # --- the screen -------------------------------------------------------------------
+
+    def columns(self) -> int:
+        """The terminal's width (prompt_toolkit asks the terminal; 80 when it cannot say)."""
+        return self.session.app.output.get_size().columns or LINE_WIDTH
 
     def in_room(self) -> bool:
         state = self.state
@@ -498,7 +503,8 @@ class Interactive:
         if isinstance(command, cmd.Invalid):
             say([(WARN, cmd.invalid_reason(text, command, ctx))])
         elif isinstance(command, cmd.Help):
-            print_formatted_text(cmd.HELP_TEXT)
+            for line in cmd.help_text(self.columns()).splitlines():
+                say([("", line)])
         elif isinstance(command, cmd.Quit):
             if self.store is None and self.mid_match() and asked != "quit":
                 self.confirm = "quit"

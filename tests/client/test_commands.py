@@ -305,8 +305,19 @@ def test_the_live_line_names_commands_in_words(text: str, words: str) -> None:
 
 
 def test_h_is_in_the_help() -> None:
-    assert "hint | h" in c.HELP_TEXT
-    assert "counter" in c.HELP_TEXT and "autopass" in c.HELP_TEXT
+    assert "hint | h" in c.help_text()
+    assert "counter" in c.help_text() and "autopass" in c.help_text()
+
+
+@pytest.mark.parametrize("width", [80, 120, 64, 40])
+def test_help_fits_the_terminal_and_breaks_no_word(width: int) -> None:
+    # Was laid out for about 95 columns: an 80-column terminal broke its words.
+    text = c.help_text(width)
+    assert all(len(line) <= width for line in text.splitlines())
+    said = [f"{title}:" for title, _ in c.HELP]
+    said += [f"{usage} {what}" for _, entries in c.HELP for usage, what in entries]
+    assert sorted(text.split()) == sorted(" ".join(said).split())
+    assert c.help_text() == c.help_text(80)
 
 
 def test_after_leaving_or_a_closed_room_nothing_is_my_turn() -> None:

@@ -351,3 +351,17 @@ def test_the_menu_fits_80_columns() -> None:
     text = plain(interactive.MENU)
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "public" in text
+
+
+async def test_help_fits_the_terminals_width(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was laid out for about 95 columns whatever the terminal: words broke at column 80.
+    said = Said(monkeypatch)
+    client, _ = client_with(None)
+    for columns in (80, 56):
+        monkeypatch.setattr(client, "columns", lambda n=columns: n)
+        said.lines.clear()
+        await client.handle("help")
+        assert said.lines and all(len(line) <= columns for line in said.lines)
+        assert "hint | h | Tab" in said.text
