@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, code
+from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, code, room_kind
 from client.safe_text import NAME_LIMIT, printable
 from protocol.cards import format_hand
 from protocol.chat import EMOTES, PHRASES, TEXT
@@ -147,7 +147,7 @@ def replay_lines(
     played += f", {void} void (dealt again)" if void else ""
     head: Fragments = [
         (ACCENT + " bold", f"replay of room {code(data.code)}"),
-        ("", f" ({data.mode}, {played})"),
+        ("", f" ({room_kind(data.mode, data.code)}, {played})"),
         (DIM, f"  {when}" if when else ""),
     ]
     seats = "   ".join(seat_label(data.seats, s) for s in range(len(data.seats)))
@@ -186,7 +186,8 @@ def history_lines(
         when = time.strftime("%Y-%m-%d %H:%M", local(entry.ended_at))
         deals = f"{entry.deals}/{entry.deals_total}"
         totals = _totals(entry)[:20]
-        start = f"{when:<16}  {entry.mode:<8} {deals:<5} {totals:<20} "
+        mode = room_kind(entry.mode, entry.code)
+        start = f"{when:<16}  {mode:<8} {deals:<5} {totals:<20} "
         room = HISTORY_WIDTH - len(start) - 11
         lines.append(
             [

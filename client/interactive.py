@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Hashable
-from dataclasses import replace
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -149,9 +148,6 @@ class Interactive:
         self.prefill = ""
         self.done = False
         self.pending_setup = opts.mode == "create"
-        #: Whether the room this client created is public (None: it created none); the
-        #: server's view does not say, so the client remembers its own request.
-        self.created_public: bool | None = opts.public if opts.mode == "create" else None
         #: An in-client ``create`` readies the creator once the room's snapshot comes, as
         #: ``ddz create`` does.
         self.ready_on_snapshot = False
@@ -296,9 +292,6 @@ class Interactive:
             self.state = self.state.apply(message, now)
         elif isinstance(message, Snapshot):
             self.state = TableState.from_snapshot(message, now)
-        created = isinstance(message, Snapshot) and (self.ready_on_snapshot or self.pending_setup)
-        if created and self.state is not None and self.created_public is not None:
-            self.state = replace(self.state, public=self.created_public)
         self.follow_queue(message, now)
         self.follow_matches(before, message)
         for line in self.lines_for(before, message):
@@ -647,7 +640,7 @@ class Interactive:
             )
         elif isinstance(command, cmd.Create):
             request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
-            self.ready_on_snapshot, self.created_public = True, command.public
+            self.ready_on_snapshot = True
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)
         else:

@@ -116,13 +116,26 @@ def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
     return [*play_card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
 
 
-def mode_label(state: TableState) -> str:
-    """The room's mode as people say it; a room is public or private only when this client
-    knows which (it created it): the server's view does not say."""
-    mode = state.room.mode
+#: Letters of a listed room's code: the server gives a room anyone may find in the list (a
+#: quick match, a public room) a short code, and an unlisted one a long code shown in two
+#: groups (``K7P2Q-M4XTR``), what keeps it private (``server/codes.py``).
+LISTED_CODE_LENGTH = 5
+
+
+def room_kind(mode: str, room_code: str) -> str:
+    """The kind of a room as people say it: ``practice``, ``quick``, and a room of the
+    ``private`` mode as ``public`` (listed for watchers: its code is short) or ``private``.
+    The server's messages carry no flag for it; the code's length is the server's mark."""
     if mode != "private":
         return mode
-    return {True: "public", False: "private", None: ""}[state.public]
+    listed = len(room_code) <= LISTED_CODE_LENGTH and "-" not in room_code
+    return "public" if listed else "private"
+
+
+def mode_label(state: TableState) -> str:
+    """The room's kind as people say it (``room_kind``): a private room is public or
+    private to its creator, a joiner, a resumed client and a watcher alike."""
+    return room_kind(state.room.mode, state.room.code)
 
 
 def bots_label(state: TableState) -> str:
@@ -157,7 +170,7 @@ def room_summary_line(summary: RoomSummary) -> Fragments:
     seats = ", ".join(printable(name, NAME_LIMIT) or "(empty)" for name in summary.seats)
     return [
         (BOLD, f"{code(summary.code):<8}"),
-        ("", f"{summary.mode:<9}"),
+        ("", f"{room_kind(summary.mode, summary.code):<9}"),
         ("", f"{deal:<12}"),
         ("", seats),
         (DIM, f"  {summary.watchers} watching"),
@@ -289,7 +302,9 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
     room = state.room
     lines: list[Fragments] = []
     if state.is_watcher:
-        lines.append([(ACCENT, f"watching room {code(room.code)}"), (DIM, f" ({room.mode})")])
+        lines.append(
+            [(ACCENT, f"watching room {code(room.code)}"), (DIM, f" ({mode_label(state)})")]
+        )
     elif room.mode == "practice":
         lines.append(
             [(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({code(room.code)})")]
@@ -301,8 +316,7 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
         )
     else:
         label = mode_label(state)
-        label = f"{label}, " if label else ""
-        lines.append([(ACCENT, f"room {code(room.code)}"), ("", f" ({label}{room.deals} deals)")])
+        lines.append([(ACCENT, f"room {code(room.code)}"), ("", f" ({label}, {room.deals} deals)")])
         if room.table is None:
             lines.append(
                 [("", "share the code "), (BOLD, code(room.code)), ("", " so others can join")]
@@ -499,8 +513,7 @@ def table_panel(
     turn it is with the time left, and what the typed text would do."""
     room = state.room
     table = state.table
-    label = mode_label(state)
-    head = f"room {code(room.code)}" + (f" · {label}" if label else "")
+    head = f"room {code(room.code)} · {mode_label(state)}"
     if table is not None:
         head += f" · deal {table.deal_no}/{table.deals_total}"
         if table.base:

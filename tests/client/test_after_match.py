@@ -203,7 +203,7 @@ def test_a_replay_reads_as_ddz_replay_prints_the_journal() -> None:
     # describe_replay is checked against ddz-replay's own describe() over a real journal
     assert "\n".join(replay_text(data)) == describe_replay(data).rstrip("\n")
     shown = text(replay_lines(data, time.gmtime))
-    assert shown.startswith("replay of room ABCDE (private, 1 deal(s) of 3)  2023-11-14 22:13\n")
+    assert shown.startswith("replay of room ABCDE (public, 1 deal(s) of 3)  2023-11-14 22:13\n")
     assert "Ann (S1)   easy bot 1 (S2)   Bob (S3)" in shown
     assert "   S1 ♠3 ♥3 ♣3 ♦3  bomb" in shown and "   S2 pass  (timeout)" in shown
     assert "match over: totals [12, -6, -6], won by S1" in shown
@@ -214,7 +214,7 @@ def test_a_replay_counts_void_deals_apart() -> None:
     void = data.deals[0].model_copy(update={"void": True, "end": None})
     data = data.model_copy(update={"deals": [void, *data.deals]})
     head = text(replay_lines(data))
-    assert "(private, 1 deal(s) of 3, 1 void (dealt again))" in head
+    assert "(public, 1 deal(s) of 3, 1 void (dealt again))" in head
 
 
 def test_a_replay_with_hostile_names_and_code_is_made_safe() -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+import pytest
 from prompt_toolkit.utils import get_cwidth
 
 from client.commands import Verdict
@@ -13,6 +12,7 @@ from client.render import (
     describe_last_play,
     event_lines,
     plain,
+    room_summary_line,
     table_panel,
     turn_line,
 )
@@ -27,7 +27,7 @@ from protocol.events import (
     SeatControl,
     TurnStarted,
 )
-from protocol.messages import SeatsChanged, SeatView, Snapshot
+from protocol.messages import RoomSummary, SeatsChanged, SeatView, Snapshot
 from tests.client.helpers import bidding_done, card, room, run, seats, started, turn
 
 
@@ -157,14 +157,42 @@ def test_the_header_names_the_bots_level_and_their_speed_apart() -> None:
 
 def test_a_public_room_is_announced_as_public() -> None:
     # `create 3 public` printed "(private, 3 deals)".
-    before = TableState.from_room(room(mode="private"))
-    after = replace(before, public=True)
-    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
+    public = TableState.from_room(room(mode="private").model_copy(update={"code": "D33BE"}))
+    snapshot = Snapshot(room=public.room)
+    text = "\n".join(plain(x) for x in event_lines(public, public, snapshot))
     assert "public" in text and "private" not in text
-    after = replace(before, public=False)
-    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
-    assert "private" in text
-    assert "public" in plain(table_panel(replace(before, public=True), 0.0)).splitlines()[0]
+    private = TableState.from_room(room(mode="private").model_copy(update={"code": LONG_CODE}))
+    text = "\n".join(plain(x) for x in event_lines(private, private, Snapshot(room=private.room)))
+    assert "private" in text and "public" not in text
+    assert "public" in plain(table_panel(public, 0.0)).splitlines()[0]
+
+
+LONG_CODE = "K7P2Q-M4XTR"
+
+
+@pytest.mark.parametrize(("room_code", "kind"), [("D33BE", "public"), (LONG_CODE, "private")])
+@pytest.mark.parametrize("viewer", ["creator", "joiner", "watcher", "resumed"])
+def test_every_viewer_sees_whether_a_room_is_public(room_code: str, kind: str, viewer: str) -> None:
+    # "public" showed in the creator's header only: a joiner's and a resumed client's said
+    # nothing, a watcher's "watching room D33BE (private)".
+    seat = {"creator": 0, "joiner": 1, "watcher": None, "resumed": 0}[viewer]
+    view = room(your_seat=seat, mode="private").model_copy(update={"code": room_code})
+    state = TableState.from_room(view)
+    if viewer == "resumed":  # a restarted client: its first picture is the server's snapshot
+        state = TableState.from_snapshot(Snapshot(room=view))
+    lines = [plain(x) for x in event_lines(state, state, Snapshot(room=view))]
+    head = plain(table_panel(state, 0.0)).splitlines()[0]
+    other = "private" if kind == "public" else "public"
+    assert f" · {kind} · " in head and other not in head
+    assert f"({kind}" in lines[0] and other not in lines[0]
+
+
+def test_the_room_list_says_public() -> None:
+    # `ddz list` said "private" of a public room (only public rooms are listed).
+    listed = RoomSummary(
+        code="D33BE", mode="private", deals=3, deal_no=0, seats=["cat", "", ""], watchers=0
+    )
+    assert plain(room_summary_line(listed)).split()[1] == "public"
 
 
 def test_a_joiner_is_told_to_type_ready() -> None:
