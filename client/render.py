@@ -13,7 +13,7 @@ way to the terminal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from client.commands import Verdict, describe_play, kind_label, main_ranks, play_text
 from client.safe_text import CODE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, printable, printable_fragments
@@ -322,7 +322,7 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
                 [("", "share the code "), (BOLD, code(room.code)), ("", " so others can join")]
             )
             if room.creator_seat == state.my_seat:
-                lines.append([(DIM, "seat bots with: bot [LEVEL]; start with: ready")])
+                lines.append([(DIM, "seat bots with: bot [LEVEL] (one for each empty seat)")])
     table = room.table
     if table is not None and table.turn is not None and state.my_turn:
         verb = "bid" if table.turn.action == "bid" else "play"
@@ -451,7 +451,9 @@ def turn_line(state: TableState, now: float) -> Fragments:
         mine = state.my_seat
         me_ready = mine is None or room.seats[mine].ready
         ready_hint: Fragments = (
-            [] if me_ready else [(GOOD + " bold", " · type ready (or press Enter) when you are")]
+            []
+            if me_ready
+            else [("", "\n"), (GOOD + " bold", "type ready (or press Enter) when you are")]
         )
         empty = sum(1 for s in room.seats if s.kind == "empty")
         if empty:
@@ -505,6 +507,18 @@ def counter_lines(state: TableState) -> Fragments:
 LINE_WIDTH = 80
 
 
+def joined_within(parts: Sequence[str], separator: str, width: int) -> list[str]:
+    """``parts`` joined by ``separator`` into lines of at most ``width`` columns, a new line
+    begun before a part that would end past it (a part is never split)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(separator) + len(part) <= width:
+            lines[-1] += separator + part
+        else:
+            lines.append(part)
+    return lines
+
+
 def table_panel(
     state: TableState, now: float, verdict: Verdict | None = None, counter: bool = False
 ) -> Fragments:
@@ -513,20 +527,22 @@ def table_panel(
     turn it is with the time left, and what the typed text would do."""
     room = state.room
     table = state.table
-    head = f"room {code(room.code)} · {mode_label(state)}"
+    parts = [f"room {code(room.code)}", mode_label(state)]
     if table is not None:
-        head += f" · deal {table.deal_no}/{table.deals_total}"
+        parts.append(f"deal {table.deal_no}/{table.deals_total}")
         if table.base:
-            head += f" · base {table.base}"
-        head += f" · ×{table.multiplier}"
+            parts.append(f"base {table.base}")
+        parts.append(f"×{table.multiplier}")
     else:
-        head += f" · {room.deals} deals"
+        parts.append(f"{room.deals} deals")
     bots = bots_label(state)
     if bots:
-        head += f" · {bots}"
+        parts.append(bots)
     if room.watchers:
-        head += f" · {room.watchers} watching"
-    out: Fragments = [(ACCENT, head), ("", "\n")]
+        parts.append(f"{room.watchers} watching")
+    out: Fragments = []
+    for line in joined_within(parts, " · ", LINE_WIDTH):
+        out.extend([(ACCENT, line), ("", "\n")])
     for seat, view in enumerate(room.seats):
         out.extend(_seat_status(state, seat, view))
         out.append(("", "\n"))

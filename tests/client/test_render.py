@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from prompt_toolkit.utils import get_cwidth
 
@@ -210,6 +212,52 @@ def test_a_joiner_is_told_to_type_ready() -> None:
     full[0] = full[0].model_copy(update={"ready": False})
     state = TableState.from_room(view.model_copy(update={"seats": full}))
     assert plain(turn_line(state, 0.0)) == "waiting for host to be ready"
+
+
+def _long_room(my_seat: int) -> TableState:
+    """A private room with a long code, long names, one seat empty, the host ready."""
+    seats = [
+        SeatView(kind="person", name="host-with-a-long-name-24", connected=True, ready=True),
+        SeatView(kind="person", name="joiner-with-a-long-name", connected=True),
+        SeatView(kind="empty"),
+    ]
+    update = {"seats": seats, "code": LONG_CODE, "watchers": 12}
+    return TableState.from_room(room(your_seat=my_seat, mode="private").model_copy(update=update))
+
+
+def panel_widths(state: TableState, now: float = 0.0) -> list[int]:
+    return [get_cwidth(line) for line in plain(table_panel(state, now)).splitlines()]
+
+
+def test_the_joiners_status_fits_80_columns() -> None:
+    # The joiner's line "waiting for 1 more player(s); code K7P2Q-M4XTR · type ready (or
+    # press Enter) when you are" was 89 columns: cut at 80.
+    joiner = _long_room(my_seat=1)
+    assert max(panel_widths(joiner)) <= 80
+    text = plain(table_panel(joiner, 0.0))
+    assert "waiting for 1 more player(s); code K7P2Q-M4XTR" in text
+    assert "type ready (or press Enter) when you are" in text
+
+
+def test_the_ready_creator_is_not_told_to_ready() -> None:
+    # The creator, readied by ddz as the room opened, was told "start with: ready".
+    creator = _long_room(my_seat=0)
+    lines = [plain(x) for x in event_lines(creator, creator, Snapshot(room=creator.room))]
+    assert "seat bots with: bot [LEVEL]" in "\n".join(lines)
+    assert "ready" not in "\n".join(lines) and "ready" not in plain(turn_line(creator, 0.0))
+
+
+def test_a_long_header_wraps_between_its_parts() -> None:
+    state = bidding_done(TableState.from_room(room(mode="private")))
+    seats = list(state.room.seats)
+    seats[1] = seats[1].model_copy(update={"level": "strong"})
+    seats[2] = seats[2].model_copy(update={"level": "normal"})
+    update = {"seats": seats, "code": LONG_CODE, "watchers": 200}
+    state = replace(state, room=state.room.model_copy(update=update))
+    assert max(panel_widths(state)) <= 80
+    head = plain(table_panel(state, 0.0)).split("\n")[:2]
+    assert head[0].startswith(f"room {LONG_CODE} · private · deal 1/3")
+    assert head[1] == "normal and strong bots, speed normal · 200 watching"
 
 
 def test_a_seat_that_plays_its_last_cards_is_out_not_0_cards_left() -> None:
