@@ -107,12 +107,29 @@ from protocol.messages import (
 
 STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 
-MENU: Fragments = [
-    ("bold", "Not in a room. "),
-    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] [public]"),
-    ("", "\n"),
-    ("", "quick · join CODE · watch CODE · list · help · quit"),
+#: What one can do at the start, printed once above the prompt (``ddz`` with no subcommand).
+MENU: tuple[tuple[str, str], ...] = (
+    ("practice", "a game against two bots (a short one: practice 1 easy)"),
+    ("quick", "a timed match with the next two players (bots if none come)"),
+    ("create [public]", "a room of your own to share (public: listed for watchers)"),
+    ("join CODE", "take a seat in a friend's room"),
+    ("list, watch CODE", "the live rooms; watch one"),
+    ("history, replay", "your last matches, and one of them deal by deal"),
+    ("help, quit", "every command; close ddz"),
+)
+#: The panel under the prompt outside a room: one line, the menu's words.
+LOBBY_PANEL: Fragments = [
+    ("bold", "Not in a room: "),
+    ("", "practice · quick · create · join CODE · list · help · quit"),
 ]
+
+
+def menu_lines() -> list[Fragments]:
+    """The start menu: what one can do, a command and its words a line."""
+    width = max(len(usage) for usage, _ in MENU)
+    lines: list[Fragments] = [[("bold", "What would you like to do? Type one of:")]]
+    lines += [[("bold", f" {usage:<{width}}  "), ("", text)] for usage, text in MENU]
+    return lines
 
 
 def keep_panel_under_prompt(session: PromptSession[str]) -> None:
@@ -208,7 +225,7 @@ class Interactive:
             hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
             return FormattedText(printable_fragments([*line, ("", "\n"), *hint]))
         if state is None or (not self.in_room() and not state.match_over):
-            return FormattedText(MENU)
+            return FormattedText(LOBBY_PANEL)
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
         panel = table_panel(state, time.monotonic(), verdict, counter=self.counter)
@@ -678,7 +695,8 @@ class Interactive:
         elif request is not None:
             await self.send(request)
         else:
-            say(MENU)
+            for line in menu_lines():
+                say(line)
 
     async def run(self) -> int:
         try:

@@ -31,6 +31,7 @@ from protocol.messages import (
     Snapshot,
     StartPractice,
     Watch,
+    Welcome,
 )
 from tests.client.helpers import bidding_done, card, end_of_deal, room, run, started, turn
 
@@ -348,9 +349,34 @@ def test_the_panel_sits_under_the_prompt_not_at_the_screens_foot(pipe: PipeInput
 
 
 def test_the_menu_fits_80_columns() -> None:
-    text = plain(interactive.MENU)
-    assert all(len(line) <= 80 for line in text.splitlines())
-    assert "public" in text
+    lines = [plain(line) for line in interactive.menu_lines()]
+    assert all(len(line) <= 80 for line in [*lines, plain(interactive.LOBBY_PANEL)])
+    assert "public" in "\n".join(lines)
+
+
+class Welcomed(FakeLink):
+    """A fake link whose session was just opened."""
+
+    welcome = Welcome(token="t", player_id="p", name="me")
+
+
+async def test_ddz_alone_prints_a_menu_once(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ddz` with no subcommand printed a two-line word list, and the panel under the prompt
+    # the same list again.
+    said = Said(monkeypatch)
+    client = Interactive(Options(server="ws://unused", name="me"))
+    client.link = Welcomed()  # type: ignore[assignment]
+    await client.start()
+    panel = plain(client.toolbar()).splitlines()
+    menu = said.lines[1:]
+    assert menu[0] == "What would you like to do? Type one of:"
+    for word in ("practice", "quick", "create", "join CODE", "watch CODE", "history", "quit"):
+        # each on its own line with what it does
+        (line,) = [x for x in menu[1:] if word in x.split("  ")[0] + x.split("  ")[1]]
+        assert len(line.split()) > 4, line
+    assert len(panel) == 1 and panel[0] not in menu
 
 
 async def test_help_fits_the_terminals_width(
