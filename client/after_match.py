@@ -64,12 +64,17 @@ def chat_line(message: ChatSaid, names: Sequence[str], mine: int | None = None) 
 # --- the rematch --------------------------------------------------------------------------
 
 
-def rematch_line(message: RematchAsked, names: Sequence[str]) -> Fragments:
-    """``Ann wants a rematch: type again (30 s)``."""
+def rematch_line(
+    message: RematchAsked, names: Sequence[str], left: float | None = None
+) -> Fragments:
+    """``Ann wants a rematch: type again (30 s)``; ``left``: the seconds the seat is held
+    still (the panel counts down), else as long as the offer says."""
     known = names[message.seat] if 0 <= message.seat < len(names) else ""
     name = printable(message.name or known, NAME_LIMIT)
     who = name or (SEAT_NAMES[message.seat] if 0 <= message.seat < 3 else "someone")
-    left = max(0.0, message.deadline - message.server_time)
+    if left is None:
+        left = message.deadline - message.server_time
+    left = max(0.0, left)
     return [
         (GOOD + " bold", f"{who} wants a rematch: "),
         ("", "type "),

@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -51,7 +51,7 @@ from prompt_toolkit.styles import Style
 from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
-from client.after_match import phrase_lines, social_lines
+from client.after_match import phrase_lines, rematch_line, social_lines
 from client.closed_output import OutputClosed, output_gone
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
@@ -70,7 +70,7 @@ from client.render import (
 )
 from client.safe_text import printable, printable_fragments
 from client.saved_session import SessionFile, open_kept
-from client.table import TableState
+from client.table import Countdown, TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
@@ -156,6 +156,8 @@ class Interactive:
 
     def __init__(self, opts: Options) -> None:
         self.opts = opts
+        #: The local clock the panel counts down on (monotonic seconds).
+        self.clock: Callable[[], float] = time.monotonic
         #: Where the session is kept for the next start (None: it is not kept).
         self.store: SessionFile | None = None
         self.numbers = RequestNumbers()
@@ -188,8 +190,10 @@ class Interactive:
         #: ``replay`` name when no code is typed.
         self.finished: str | None = None
         self.played_finished = False
-        #: A rematch another player asked for, until we are in a room again.
+        #: A rematch another player asked for, until we are in a room again, and the local
+        #: (monotonic) time it came: the panel counts its held seat down.
         self.offer: RematchAsked | None = None
+        self.offer_at = 0.0
         #: Requests whose refusal is shown under their own name (``say``, ``again``...),
         #: by request id.
         self.asked: dict[int, str] = {}
@@ -220,16 +224,30 @@ class Interactive:
         """The panel under the prompt, redrawn on every key and twice a second."""
         state = self.state
         if self.queued is not None and not self.in_room():
-            waited = time.monotonic() - self.queued_at
+            waited = self.clock() - self.queued_at
             line = queued_line(self.queued.wait, self.queued.waiting, waited)
             hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
             return FormattedText(printable_fragments([*line, ("", "\n"), *hint]))
+        now = self.clock()
         if state is None or (not self.in_room() and not state.match_over):
-            return FormattedText(LOBBY_PANEL)
+            return FormattedText(printable_fragments([*LOBBY_PANEL, *self.offer_panel(now)]))
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        panel = table_panel(state, time.monotonic(), verdict, counter=self.counter)
-        return FormattedText(printable_fragments(panel))
+        panel = table_panel(state, now, verdict, counter=self.counter)
+        return FormattedText(printable_fragments([*panel, *self.offer_panel(now)]))
+
+    def offer_panel(self, now: float) -> Fragments:
+        """The rematch asked of us while its seat is held, counting down (a line of the
+        panel); nothing once the time is up or there is no offer."""
+        offer = self.offer
+        if offer is None:
+            return []
+        left = Countdown(offer.deadline, offer.server_time, self.offer_at).left(now)
+        if left <= 0:
+            return []
+        state = self.state
+        names = [state.seat_name(s) for s in range(3)] if state is not None else []
+        return [("", "\n"), *rematch_line(offer, names, left)]
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -304,13 +322,13 @@ class Interactive:
 
     async def on_message(self, message: ServerMessage) -> None:
         before = self.state
-        now = time.monotonic()
+        now = self.clock()
         if self.state is not None:
             self.state = self.state.apply(message, now)
         elif isinstance(message, Snapshot):
             self.state = TableState.from_snapshot(message, now)
         self.follow_queue(message, now)
-        self.follow_matches(before, message)
+        self.follow_matches(before, message, now)
         for line in self.lines_for(before, message):
             say(line)
         if isinstance(message, Snapshot):
@@ -344,17 +362,17 @@ class Interactive:
         if social is not None:
             return social
         if after is not None:
-            return event_lines(before or after, after, message)
+            return event_lines(before or after, after, message, self.columns())
         return lobby_lines(message)
 
-    def follow_matches(self, before: TableState | None, message: ServerMessage) -> None:
+    def follow_matches(self, before: TableState | None, message: ServerMessage, now: float) -> None:
         """Note the match that just ended (for ``again`` and ``replay``), the rematch
         offered, and drop the offer once in a room again."""
         state = self.state
         if isinstance(message, MatchEnded) and state is not None:
             self.finished, self.played_finished = state.room.code, state.my_seat is not None
         elif isinstance(message, RematchAsked):
-            self.offer = message
+            self.offer, self.offer_at = message, now
         elif isinstance(message, Snapshot):
             self.offer = None
 
@@ -412,8 +430,9 @@ class Interactive:
         return True
 
     def on_interrupt(self) -> None:
-        """Ctrl-C clears the line; say how to quit."""
+        """Ctrl-C clears the line (a hint put there too); say how to quit."""
         self.confirm = None
+        self.prefill = ""
         say([(DIM, "Ctrl-C clears the line; to close ddz type quit (or press Ctrl-D)")])
 
     async def quit(self) -> None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from prompt_toolkit.utils import get_cwidth
+
 from client.commands import Verdict, describe_play, kind_label, main_ranks, play_text
 from client.safe_text import CODE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, printable, printable_fragments
 from client.table import TableState
@@ -58,6 +60,10 @@ GOOD = "ansigreen"
 DIM = "ansibrightblack"
 ACCENT = "ansicyan"
 BOLD = "bold"
+
+#: The panel's lines fit this many columns, and lines of cards when the terminal's width is
+#: not known (an 80-column terminal).
+LINE_WIDTH = 80
 
 
 def plain(fragments: Iterable[tuple[str, str]]) -> str:
@@ -204,9 +210,12 @@ def lobby_lines(message: ServerMessage) -> list[Fragments]:
 # --- events -------------------------------------------------------------------------------
 
 
-def event_lines(before: TableState, after: TableState, message: ServerMessage) -> list[Fragments]:
+def event_lines(
+    before: TableState, after: TableState, message: ServerMessage, width: int = LINE_WIDTH
+) -> list[Fragments]:
     """Lines telling what ``message`` did, for the log above the prompt; ``before`` and
-    ``after`` are the states either side of it (names and readiness come from them)."""
+    ``after`` are the states either side of it (names and readiness come from them);
+    ``width``: the terminal's columns, which no line of cards runs past."""
 
     def name(seat: int) -> str:
         return seat_name(after, seat)
@@ -257,12 +266,12 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
             line.append((DIM, f"  (trick over: {name(message.leader)} leads)"))
         return [line]
     if isinstance(message, TurnStarted):
-        if message.seat == after.my_seat and not before.my_turn:
+        if message.seat == after.my_seat and not before.my_turn and not _bot_holds_mine(after):
             verb = "bid" if message.action == "bid" else "play"
             return [[(GOOD + " bold", f"» your turn to {verb}")]]
         return []
     if isinstance(message, DealEnded):
-        return deal_summary(after, message)
+        return deal_summary(after, message, width)
     if isinstance(message, AwaitingReady):
         return _ready_changes(before, after, message)
     if isinstance(message, MatchEnded):
@@ -280,6 +289,12 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
             ]
         return [[(DIM, f"{name(message.seat)} plays again")]]
     return []
+
+
+def _bot_holds_mine(state: TableState) -> bool:
+    """A bot plays my seat (after two timeouts, or a ``leave``): my turn is not mine to play."""
+    table, seat = state.table, state.my_seat
+    return table is not None and seat is not None and table.bot_control[seat]
 
 
 def _timeout(timeout: bool) -> Fragments:
@@ -324,7 +339,12 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
             if room.creator_seat == state.my_seat:
                 lines.append([(DIM, "seat bots with: bot [LEVEL] (one for each empty seat)")])
     table = room.table
-    if table is not None and table.turn is not None and state.my_turn:
+    if (
+        table is not None
+        and table.turn is not None
+        and state.my_turn
+        and not _bot_holds_mine(state)
+    ):
         verb = "bid" if table.turn.action == "bid" else "play"
         lines.append([(GOOD + " bold", f"» your turn to {verb}")])
     return lines
@@ -359,9 +379,10 @@ def _ready_changes(before: TableState, after: TableState, event: AwaitingReady) 
     return lines
 
 
-def deal_summary(state: TableState, event: DealEnded) -> list[Fragments]:
+def deal_summary(state: TableState, event: DealEnded, width: int = LINE_WIDTH) -> list[Fragments]:
     """The end-of-deal summary: who won, how the score came about, every seat's remaining
-    cards, its points and its total."""
+    cards (on lines of their own, broken between cards, when they do not fit ``width``),
+    its points and its total."""
     landlord = seat_name(state, event.landlord)
     winner = f"the landlord ({landlord}) wins" if event.winner == "landlord" else "the farmers win"
     score = event.score
@@ -383,11 +404,49 @@ def deal_summary(state: TableState, event: DealEnded) -> list[Fragments]:
         line: Fragments = [
             ("", f"   {seat_name(state, seat):<18} {role:<9}"),
             (GOOD if score.scores[seat] > 0 else RED, f"{_signed(score.scores[seat]):>5}"),
-            ("", f"  total {_signed(event.totals[seat]):>5}   "),
+            ("", f"  total {_signed(event.totals[seat]):>5}"),
         ]
-        line.extend(card_fragments(hand) if hand else [(DIM, "out")])
-        lines.append(line)
+        if not hand:
+            lines.append([*line, (DIM, "   out")])
+            continue
+        cards = [card_fragments([c]) for c in sorted(hand)]
+        if fragments_width(line) + 3 + cards_width(cards) <= width:
+            lines.append([*line, ("", "   "), *joined_cards(cards)])
+        else:
+            lines.append(line)
+            lines.extend(wrapped_cards(cards, "      ", width))
     return lines
+
+
+def fragments_width(fragments: Fragments) -> int:
+    """The columns some fragments take on a terminal."""
+    return sum(get_cwidth(text) for _, text in fragments)
+
+
+def cards_width(cards: Sequence[Fragments]) -> int:
+    """The columns of cards shown a space apart."""
+    return sum(fragments_width(c) for c in cards) + max(0, len(cards) - 1)
+
+
+def joined_cards(cards: Sequence[Fragments]) -> Fragments:
+    out: Fragments = []
+    for i, card in enumerate(cards):
+        if i:
+            out.append(("", " "))
+        out.extend(card)
+    return out
+
+
+def wrapped_cards(cards: Sequence[Fragments], indent: str, width: int) -> list[Fragments]:
+    """Cards a space apart on lines of at most ``width`` columns, each begun with
+    ``indent``: a line is broken between two cards, never inside one."""
+    lines: list[list[Fragments]] = [[]]
+    room = max(width - len(indent), 1)
+    for card in cards:
+        if lines[-1] and cards_width([*lines[-1], card]) > room:
+            lines.append([])
+        lines[-1].append(card)
+    return [[("", indent), *joined_cards(line)] for line in lines]
 
 
 # --- the table panel ----------------------------------------------------------------------
@@ -501,10 +560,6 @@ def counter_lines(state: TableState) -> Fragments:
         out.append((DIM if n == 0 else BOLD, f"{n:>3}"))
     out.append(("", "\n"))
     return out
-
-
-#: The panel's lines fit this many columns (an 80-column terminal).
-LINE_WIDTH = 80
 
 
 def joined_within(parts: Sequence[str], separator: str, width: int) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from prompt_toolkit.input import PipeInput
@@ -25,6 +26,7 @@ from protocol.messages import (
     PassRequest,
     PlayRequest,
     ReadyRequest,
+    RematchAsked,
     Request,
     SeatBot,
     SeatView,
@@ -391,3 +393,56 @@ async def test_help_fits_the_terminals_width(
         await client.handle("help")
         assert said.lines and all(len(line) <= columns for line in said.lines)
         assert "hint | h | Tab" in said.text
+
+
+async def test_the_rematch_offer_counts_down_in_the_panel(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Ann wants a rematch: type again (30 s)" was printed once and never counted down.
+    said = Said(monkeypatch)
+    client, _ = client_with(None)
+    now = [1000.0]
+    client.clock = lambda: now[0]
+    offer = RematchAsked(code="ABCDE", seat=1, deadline=130.0, server_time=100.0, name="Ann")
+    await client.on_message(offer)
+    assert said.lines == ["Ann wants a rematch: type again (30 s)"]
+    panel = plain(client.toolbar()).splitlines()
+    assert panel[-1] == "Ann wants a rematch: type again (30 s)"
+    now[0] += 12
+    assert plain(client.toolbar()).splitlines()[-1] == "Ann wants a rematch: type again (18 s)"
+    now[0] += 18
+    assert "rematch" not in plain(client.toolbar())  # the seat is no longer held
+
+
+async def test_ctrl_c_clears_a_hint_put_at_the_prompt(
+    pipe: PipeInput, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `hint` put a play at the next prompt; Ctrl-C "cleared the line" and the next prompt
+    # showed the hint again.
+    said = Said(monkeypatch)
+    client = Interactive(Options(server=server, name="typist", keep_session=False))
+    buffer = client.session.default_buffer
+    task = asyncio.create_task(client.run())
+
+    async def until(what: Callable[[], bool], why: str) -> None:
+        deadline = time.monotonic() + 30
+        while not what():
+            assert time.monotonic() < deadline, f"timed out waiting: {why}"
+            await asyncio.sleep(0.02)
+
+    try:
+        pipe.send_text("practice 1 normal instant\r")
+        await until(lambda: client.context().action is not None, "my turn")
+        pipe.send_text("hint\r")
+        await until(lambda: buffer.text != "", "the hint at the prompt")
+        pipe.send_text("\x03")  # Ctrl-C
+        await until(lambda: "Ctrl-C clears the line" in said.text, "Ctrl-C")
+        await until(lambda: client.session.app.is_running, "the next prompt")
+        assert buffer.text == ""
+        pipe.send_text("quit\r")
+        await until(lambda: "quit again" in said.text, "the question")
+        pipe.send_text("quit\r")
+        assert await asyncio.wait_for(task, 10) == 0
+    finally:
+        if not task.done():
+            task.cancel()

@@ -336,3 +336,44 @@ def test_80_by_24_shows_the_whole_table_and_a_20_card_hand() -> None:
     assert all(get_cwidth(row) <= 80 for row in rows), max(rows, key=get_cwidth)
     # the prompt's own line and the panel leave more than half the screen to the log
     assert 1 + len(rows) <= 14
+
+
+# --- issue 22: the terminal's rough edges ----------------------------------------------------
+
+
+def test_no_your_turn_while_a_bot_holds_my_seat() -> None:
+    # "» your turn to play" was printed while a bot played the seat.
+    state = bidding_done(TableState.from_room(room()), landlord=1)
+    state = run(state, turn(2, 3, "play"), SeatControl(seat=0, bot=True, reason="timeouts"))
+    assert lines(state, turn(0, 4, "play")) == []
+    taken = state.apply(turn(0, 4, "play"))
+    snapshot_lines = [plain(x) for x in event_lines(taken, taken, Snapshot(room=taken.room))]
+    assert not any("your turn" in line for line in snapshot_lines)
+    # and, mine again, it is said
+    back = state.apply(SeatControl(seat=0, bot=False, reason="resume"))
+    assert lines(back, turn(0, 4, "play")) == ["» your turn to play"]
+
+
+def test_deal_summaries_break_lines_between_cards() -> None:
+    # A seat's remaining cards ran past column 80 and the terminal wrapped them mid-card.
+    state = bidding_done(TableState.from_room(room()))
+    full = sorted(card(r, s) for r in range(7, 12) for s in range(4))[:17]  # with the 10s
+    end = DealEnded(
+        deal_no=1,
+        landlord=0,
+        winner="landlord",
+        hands=[[], full, full[:3]],
+        score=ScoreBreakdown(
+            base=3, bombs=0, rockets=0, spring=False, anti_spring=False, multiplier=1,
+            scores=[6, -3, -3],
+        ),
+        totals=[6, -3, -3],
+    )  # fmt: skip
+    cards = plain(card_fragments(full)).split()
+    for width in (80, 60, 100):
+        shown = [plain(x) for x in event_lines(state, state.apply(end), end, width)]
+        assert all(get_cwidth(line) <= width for line in shown), (width, shown)
+        farmer = shown[shown.index(next(x for x in shown if "bot 1" in x)) :]
+        words = " ".join(farmer).split()
+        assert all(c in words for c in cards)  # every card whole
+        assert " ".join(cards) in " ".join(words)  # in order
