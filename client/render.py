@@ -103,19 +103,20 @@ def _signed(n: int) -> str:
     return f"{n:+d}"
 
 
-def play_card_fragments(card_ids: Iterable[int]) -> Fragments:
-    """The cards of a play with suits, its main part first (``♠A ♥A ♣A ♠6 ♥6``)."""
+def main_first(card_ids: Iterable[int]) -> list[int]:
+    """The cards of a play in the order it is shown: its main part first, each part sorted
+    (``♠A ♥A ♣A ♠6 ♥6``); sorted when they are no play."""
     ids = sorted(card_ids)
     play = classify(card_rank(c) for c in ids)
     if play is None:
-        return card_fragments(ids)
+        return ids
     main = main_ranks(play)
-    out: Fragments = []
-    for i, card_id in enumerate(sorted(ids, key=lambda c: card_rank(c) not in main)):
-        if i:
-            out.append(("", " "))
-        out.extend(card_fragments([card_id]))
-    return out
+    return sorted(ids, key=lambda c: card_rank(c) not in main)
+
+
+def play_card_fragments(card_ids: Iterable[int]) -> Fragments:
+    """The cards of a play with suits, its main part first (``♠A ♥A ♣A ♠6 ♥6``)."""
+    return joined_cards([card_fragments([c]) for c in main_first(card_ids)])
 
 
 def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
@@ -418,7 +419,7 @@ def deal_summary(state: TableState, event: DealEnded, width: int = LINE_WIDTH) -
     return lines
 
 
-def fragments_width(fragments: Fragments) -> int:
+def fragments_width(fragments: Iterable[tuple[str, str]]) -> int:
     """The columns some fragments take on a terminal."""
     return sum(get_cwidth(text) for _, text in fragments)
 
