@@ -673,7 +673,7 @@ def turn_context(state: TableState) -> TurnContext:
 
 
 #: What one types to get into a match, for the refusals outside one.
-START_WORDS = "practice, quick, create, or join CODE"
+START_WORDS = "practice, quick, create or join CODE"
 
 
 def not_now(ctx: TurnContext) -> str | None:
@@ -681,7 +681,7 @@ def not_now(ctx: TurnContext) -> str | None:
     way, a bot in my seat), in the words the server would use; None while a deal is played
     and I hold my seat (whose turn it is is ``out_of_turn``'s)."""
     if not ctx.in_room:
-        return f"there is no match to play in: start one with {START_WORDS}"
+        return f"there is no match to play in: type {START_WORDS}"
     if not ctx.seated:
         return "watchers do not play"
     if ctx.phase is None:
@@ -756,7 +756,7 @@ def _assess_action(command: PassTurn | MakeBid | PlayCards, ctx: TurnContext) ->
     if ctx.phase == "bidding":
         return Verdict("bad", f"no cards are played while bidding: {out_of_turn(ctx)}")
     verdict = check_play(command.ranks, ctx.hand, ctx.to_beat)
-    if verdict.ok and ctx.action != "play":
+    if ctx.action != "play":  # typed ahead: whose turn it is comes first, as the server says
         return Verdict("info", f"{verdict.message} ({out_of_turn(ctx)})", verdict.play)
     return verdict
 

@@ -278,8 +278,16 @@ def event_lines(
     if isinstance(message, MatchEnded):
         winners = ", ".join(name(s) for s in message.winners)
         verb = "wins" if len(message.winners) == 1 else "win"
-        totals = "  ".join(f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals))
-        return [[(GOOD + " bold", f"match over: {winners} {verb}"), ("", f"   totals: {totals}")]]
+        each = [f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals)]
+        over: Fragments = [(GOOD + " bold", f"match over: {winners} {verb}")]
+        line = [("", f"   totals: {'  '.join(each)}")]
+        if fragments_width(over) + fragments_width(line) <= width:
+            return [[*over, *line]]
+        rows = joined_within(each, "  ", width - 11)
+        return [
+            over,
+            *([("", f"{'   totals:' if i == 0 else '':<11}{row}")] for i, row in enumerate(rows)),
+        ]
     if isinstance(message, SeatControl):
         if message.reason == "resume_pending":
             return [[(DIM, f"{name(message.seat)} plays again from their next turn")]]

@@ -170,6 +170,7 @@ def test_out_of_a_room_a_pass_or_cards_say_there_is_no_match() -> None:
         assert verdict.level == "bad"
         assert verdict.message.startswith("there is no match to play in"), text
         assert "practice" in verdict.message and "quick" in verdict.message
+        assert len(verdict.message) < 80  # a line of its own: the terminal does not break it
 
 
 def test_during_anothers_bid_a_digit_is_a_bid_out_of_turn() -> None:

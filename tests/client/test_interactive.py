@@ -107,7 +107,8 @@ async def test_out_of_turn_the_client_says_whose_turn_it_is(
     client.state = run(bidding_done(TableState.from_room(room()), landlord=1), turn(2, 3, "play"))
     await client.handle("33")
     await client.handle("pass")
-    assert said.lines == ["it is bot 2 (S3)'s turn to play"] * 2
+    await client.handle("KK")  # not even held: whose turn it is comes first, as the server says
+    assert said.lines == ["it is bot 2 (S3)'s turn to play"] * 3
     assert link.sent == []
 
 

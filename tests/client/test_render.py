@@ -377,3 +377,21 @@ def test_deal_summaries_break_lines_between_cards() -> None:
         words = " ".join(farmer).split()
         assert all(c in words for c in cards)  # every card whole
         assert " ".join(cards) in " ".join(words)  # in order
+
+
+def test_the_match_result_keeps_within_the_width() -> None:
+    # "match over: easy bot 2 wins   totals: Tester (you) +0  easy bot 1 -3  easy bot 2 +3"
+    # ran past column 80: the terminal put "+3" on a line of its own.
+    view = room(your_seat=0).model_copy(
+        update={
+            "seats": [
+                s.model_copy(update={"name": "a-rather-long-name"})
+                for s in seats("me", "bot", "bot")
+            ]
+        }
+    )
+    state = TableState.from_room(view)
+    result = MatchEnded(totals=[0, -3, 3], winners=[2], deal_scores=[])
+    shown = lines(state, result)
+    assert all(get_cwidth(line) <= 80 for line in shown)
+    assert shown[-1].split()[-1] == "+3" and "totals:" in "\n".join(shown)
