@@ -25,6 +25,10 @@ Two switches, off by default: ``counter`` shows the card counter under the hand,
 ``autopass`` passes at once (once a turn, with a notice) when nothing in the hand beats the
 play on the table.
 
+When the terminal or pipe ddz writes to is gone (``ddz ... | head``, a closed terminal), the
+session ends (``client.closed_output``): prompt_toolkit's own answer to a failed write, a
+"press Enter" prompt on that same output, spun for ever.
+
 After a match (issue 14): ``say PHRASE`` is quick chat (Tab goes through the phrase ids;
 ``mute`` hides the others' phrases, on this client only); ``again`` asks for a rematch of the
 match just finished, or accepts the one another player asked for (their ``RematchAsked`` is
