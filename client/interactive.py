@@ -72,6 +72,7 @@ from client.render import (
     queued_line,
     table_panel,
 )
+from client.replay_view import replay_lines
 from client.safe_text import printable, printable_fragments
 from client.saved_session import SessionFile, open_kept
 from client.table import Countdown, TableState
@@ -99,6 +100,7 @@ from protocol.messages import (
     ReadyRequest,
     Rematch,
     RematchAsked,
+    ReplayData,
     Request,
     ResumeRequest,
     SeatBot,
@@ -362,6 +364,8 @@ class Interactive:
                 [(WARN, f"{label} refused: {message_text(message.message)}"),
                  (DIM, f" [{message.code}]")]
             ]  # fmt: skip
+        if isinstance(message, ReplayData):
+            return replay_lines(message, self.columns())
         social = social_lines(message, names, mine)
         if social is not None:
             return social

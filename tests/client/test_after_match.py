@@ -333,6 +333,16 @@ async def test_a_watcher_may_replay_but_not_ask_again(pipe: PipeInput, said: lis
     assert link.sent == [GetReplay(code="ABCDE")]
 
 
+async def test_a_replay_at_the_prompt_fits_the_terminal(
+    pipe: PipeInput, said: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, _ = client_with(None)
+    monkeypatch.setattr(client, "columns", lambda: 50)
+    await client.on_message(replay_data(["Ann", "easy bot 1", "Bob"]))
+    assert " trick 1 of 1" in said and "match over: Ann (S1) wins" in said
+    assert all(len(line) <= 50 for line in said)
+
+
 # --- the headless client's --again ----------------------------------------------------------
 
 
