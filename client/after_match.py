@@ -4,9 +4,8 @@ Pure functions to ``Fragments`` (as ``client.render``), shared by the interactiv
 headless client. Every string from the network (names, room codes) enters a line through
 ``client.safe_text.printable`` here, and again on its way to the terminal.
 
-A replay reads as the operator's ``ddz-replay`` prints a journal (``server/replay.py``):
-the same line for each deal, hand, bid, play and end, seats named ``S1``..``S3``, with a head
-saying who sat where. So a player's replay and the operator's can be laid side by side.
+A replay reads deal by deal and trick by trick (``client.replay_view``; on a terminal
+``ddz replay`` pages it, ``client.replay_pager``).
 """
 
 from __future__ import annotations
@@ -14,19 +13,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, code
+from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, room_kind
+from client.replay_view import replay_lines
 from client.safe_text import NAME_LIMIT, printable
-from protocol.cards import format_hand
 from protocol.chat import EMOTES, PHRASES, TEXT
-from protocol.events import (
-    BidMade,
-    CardsPlayed,
-    DealEnded,
-    DealVoided,
-    LandlordChosen,
-    Passed,
-    SeatControl,
-)
 from protocol.messages import ChatSaid, History, HistoryEntry, RematchAsked, ReplayData
 
 SEAT_NAMES = ("S1", "S2", "S3")
@@ -64,98 +54,23 @@ def chat_line(message: ChatSaid, names: Sequence[str], mine: int | None = None) 
 # --- the rematch --------------------------------------------------------------------------
 
 
-def rematch_line(message: RematchAsked, names: Sequence[str]) -> Fragments:
-    """``Ann wants a rematch: type again (30 s)``."""
+def rematch_line(
+    message: RematchAsked, names: Sequence[str], left: float | None = None
+) -> Fragments:
+    """``Ann wants a rematch: type again (30 s)``; ``left``: the seconds the seat is held
+    still (the panel counts down), else as long as the offer says."""
     known = names[message.seat] if 0 <= message.seat < len(names) else ""
     name = printable(message.name or known, NAME_LIMIT)
     who = name or (SEAT_NAMES[message.seat] if 0 <= message.seat < 3 else "someone")
-    left = max(0.0, message.deadline - message.server_time)
+    if left is None:
+        left = message.deadline - message.server_time
+    left = max(0.0, left)
     return [
         (GOOD + " bold", f"{who} wants a rematch: "),
         ("", "type "),
         (BOLD, "again"),
         (DIM, f" ({left:.0f} s)"),
     ]
-
-
-# --- a replay -----------------------------------------------------------------------------
-
-
-def _timeout(timeout: bool) -> str:
-    return "  (timeout)" if timeout else ""
-
-
-def _event_line(event: object) -> str:
-    """One public event of a deal, as ``ddz-replay`` prints it."""
-    if isinstance(event, BidMade):
-        what = f"bids {event.bid}" if event.bid else "passes"
-        return f"   {SEAT_NAMES[event.seat]} {what}{_timeout(event.timeout)}"
-    if isinstance(event, DealVoided):
-        return f"   all passed: void deal ({event.voids_in_row} in a row)"
-    if isinstance(event, LandlordChosen):
-        return f"   {SEAT_NAMES[event.seat]} is the landlord, base {event.base}"
-    if isinstance(event, CardsPlayed):
-        cards = format_hand(event.cards)
-        return f"   {SEAT_NAMES[event.seat]} {cards}  {event.kind}{_timeout(event.timeout)}"
-    if isinstance(event, Passed):
-        end = "  (trick over)" if event.trick_over else ""
-        return f"   {SEAT_NAMES[event.seat]} pass{_timeout(event.timeout)}{end}"
-    if isinstance(event, SeatControl):
-        who = "a bot plays" if event.bot else "the person plays"
-        return f"   {SEAT_NAMES[event.seat]}: {who} ({event.reason})"
-    return ""
-
-
-def _end_line(end: DealEnded) -> str:
-    s = end.score
-    extras = [f"{s.bombs} bombs", f"{s.rockets} rockets"]
-    extras += ["spring"] * s.spring + ["anti-spring"] * s.anti_spring
-    return (
-        f"   {end.winner} win: base {s.base} x{s.multiplier} ({', '.join(extras)})"
-        f"  scores {s.scores}  totals {end.totals}"
-    )
-
-
-def replay_text(data: ReplayData) -> list[str]:
-    """The match deal by deal, line for line as ``ddz-replay`` prints its journal: each deal's
-    hands as dealt and the kitty, the bids, plays and passes, the deal's end and score, then
-    the match's result (or why it ended early)."""
-    lines: list[str] = []
-    for deal in data.deals:
-        lines += ["", f"== deal {deal.deal_no}/{data.deals_total}"]
-        for seat, hand in enumerate(deal.hands):
-            lines.append(f"   {SEAT_NAMES[seat]} dealt {format_hand(hand)}")
-        lines.append(f"   kitty    {format_hand(deal.kitty)}")
-        lines += [_event_line(event) for event in deal.events]
-        if deal.end is not None:
-            lines.append(_end_line(deal.end))
-    if data.result is not None:
-        winners = ", ".join(SEAT_NAMES[w] for w in data.result.winners)
-        lines += ["", f"match over: totals {data.result.totals}, won by {winners}"]
-    else:
-        lines += ["", f"(the match ended early: {data.ended})"]
-    return lines
-
-
-def replay_lines(
-    data: ReplayData, local: Callable[[float | None], time.struct_time] = time.localtime
-) -> list[Fragments]:
-    """A replay with its head: the room, when, and who sat in each seat."""
-    when = time.strftime("%Y-%m-%d %H:%M", local(data.started_at)) if data.started_at else ""
-    void = sum(1 for d in data.deals if d.void)
-    played = f"{len(data.deals) - void} deal(s) of {data.deals_total}"
-    played += f", {void} void (dealt again)" if void else ""
-    head: Fragments = [
-        (ACCENT + " bold", f"replay of room {code(data.code)}"),
-        ("", f" ({data.mode}, {played})"),
-        (DIM, f"  {when}" if when else ""),
-    ]
-    seats = "   ".join(seat_label(data.seats, s) for s in range(len(data.seats)))
-    lines: list[Fragments] = [head, [("", seats)]]
-    for text in replay_text(data):
-        style = BOLD if text.startswith(("==", "match over")) else ""
-        lines.append([(style, text)])
-    return lines
 
 
 # --- the history --------------------------------------------------------------------------
@@ -186,7 +101,8 @@ def history_lines(
         when = time.strftime("%Y-%m-%d %H:%M", local(entry.ended_at))
         deals = f"{entry.deals}/{entry.deals_total}"
         totals = _totals(entry)[:20]
-        start = f"{when:<16}  {entry.mode:<8} {deals:<5} {totals:<20} "
+        mode = room_kind(entry.mode, entry.code)
+        start = f"{when:<16}  {mode:<8} {deals:<5} {totals:<20} "
         room = HISTORY_WIDTH - len(start) - 11
         lines.append(
             [

@@ -9,14 +9,15 @@
     ddz ... watch CODE
     ddz ... quick                            (the quick-match queue: a timed 3-deal match)
     ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
-    ddz [--server URL] [--json] replay CODE  (print a finished match of yours deal by deal)
+    ddz [--server URL] [--json] replay CODE  (a finished match of yours, step by step)
     ddz [--server URL] [--json] history      (print your last matches)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
 the match ends; ``list``, ``replay`` and ``history`` always print and exit
-(``client.headless.run_query``; the last two as the saved session's player); otherwise it
+(``client.headless.run_query``; the last two as the saved session's player; a replay on a
+terminal is paged, ``client.replay_pager``); otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
 the quick-match queue) if one is given. Either way a dropped connection is resumed with
 backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60), and the
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 
 from client import commands as cmd
 from client.backoff import DEFAULT_RECONNECT_FOR
+from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import Options
 from protocol.messages import BotSpeed
@@ -191,10 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="print the live rooms anyone may watch, then exit")
     replay = sub.add_parser(
         "replay",
-        help="print a finished match you played or watched, deal by deal with every hand",
-        description="Print a finished match you played or watched (as the session saved for "
-        "this server), deal by deal: every hand as dealt, the kitty, bids, plays, each deal's "
-        "end and score. --json prints the server's message.",
+        help="a finished match you played or watched, deal by deal with every hand",
+        description="Show a finished match you played or watched (as the session saved for "
+        "this server), deal by deal and trick by trick: every hand as dealt, the kitty, bids, "
+        "plays, each deal's end and score. On a terminal one step at a time (Enter: the next, "
+        "b: back, ] and [: the next and previous deal, q: quit); into a pipe or a file all of "
+        "it. --json prints the server's message.",
     )
     replay.add_argument("code", help="the room's code (history lists them)")
     sub.add_parser(
@@ -264,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run_interactive(opts))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except (BrokenPipeError, OutputClosed):
+        silence_output()  # nobody reads what we write (ddz ... | head): end quietly
+        return EXIT_OUTPUT_CLOSED
 
 
 if __name__ == "__main__":

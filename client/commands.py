@@ -9,15 +9,17 @@ terminal.
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from client.safe_text import NAME_LIMIT, printable
 from client.table import TableState
 from protocol.cards import CardTextError, Rank, format_cards, parse_cards
 from protocol.chat import PHRASES, TEXT, ChatPhrase
-from protocol.events import TurnAction
+from protocol.events import Phase, TurnAction
 from protocol.hints import hint_plays
 from protocol.messages import BotLevel, BotSpeed
 from protocol.plays import Kind, Play, classify
@@ -217,43 +219,110 @@ Command = (
     | Invalid
 )
 
-HELP_TEXT = """\
-Commands (a word, or cards to play):
-  quick                             the quick-match queue: a timed 3-deal match with the next
-                                    two players (bots fill the seats if nobody comes in time)
-  unqueue                           leave the queue (leave does too, while you wait)
-  list                              the live rooms anyone may watch (then: watch CODE)
-  practice [DEALS] [LEVEL] [SPEED]  a game against two bots (deals 1/3/6/9; easy/normal/strong;
-                                    instant/fast/normal/slow)
-  create [DEALS] [public]           a private room for 3/6/9 deals; share its code
-  join CODE | watch CODE            take a seat in a room | watch one
-  bot [LEVEL] [SEAT]                seat a bot in an empty seat (the creator only)
-  ready                             start the match / the next deal (Enter also does, between deals)
-  speed SPEED                       the bots' speed
-  counter                           show or hide the card counter: how many of each rank
-                                    you have not seen yet (your hand and all plays are seen)
-  autopass                          when nothing in your hand beats the table, pass at once
-  resume                            take your seat back from the bot that took it over
-  say [PHRASE]                      quick chat to the table (Tab completes; say alone lists
-                                    the phrases and emotes); mute | unmute hides | shows the
-                                    others' chat
-  again [CODE]                      after a match: ask for a rematch with the same seats, or
-                                    accept one you were asked for
-  replay [CODE]                     a finished match you played or watched, deal by deal with
-                                    every hand (CODE: the match just finished)
-  history                           your last matches, with the codes replay takes
-  leave                             give up your seat (a bot plays it) or stop watching; ddz
-                                    forgets its saved session
-  quit                              close ddz; your seat waits for you: start ddz again to take
-                                    it back (with --no-save-session, quit leaves the room too)
-  help
-In a deal:
-  1 2 3 | bid N                     bid (while bidding)
-  333 44 | 10 10 J | 3-7 | sj bj    play these cards (ranks; suits never matter)
-  pass                              pass
-  hint | h | Tab                    cycle through the legal plays (those keeping bombs, the
-                                    rocket and chains whole first), then pass
-"""
+#: The commands by where they are used: each section's title and its (usage, what it does).
+HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Outside a room",
+        (
+            ("practice [DEALS] [LEVEL] [SPEED]",
+             "a game against two bots: deals 1/3/6/9; level easy/normal/strong; "
+             "speed instant/fast/normal/slow"),
+            ("quick",
+             "the quick-match queue: a timed 3-deal match with the next two players "
+             "(bots fill the seats if nobody comes in time)"),
+            ("unqueue", "leave the queue (leave does too, while you wait)"),
+            ("create [DEALS] [public]",
+             "a room for 3/6/9 deals: share its code; public lists it for watchers"),
+            ("join CODE", "take a seat in a room"),
+            ("watch CODE", "watch a room"),
+            ("list", "the live rooms anyone may watch"),
+        ),
+    ),
+    (
+        "In a room",
+        (
+            ("bot [LEVEL] [SEAT]", "seat a bot in an empty seat (the creator only)"),
+            ("ready", "start the match, or the next deal (Enter does too)"),
+            ("speed SPEED", "the bots' speed"),
+            ("counter",
+             "show or hide the card counter: how many of each rank you have not seen "
+             "(your hand and every play are seen)"),
+            ("autopass", "pass at once when nothing in your hand beats the table"),
+            ("resume", "take your seat back from the bot that took it over"),
+            ("say [PHRASE]",
+             "quick chat to the table (Tab completes; say alone lists the phrases)"),
+            ("mute | unmute", "hide or show the others' chat"),
+            ("leave",
+             "give up your seat (a bot plays it) or stop watching; ddz forgets its "
+             "saved session"),
+        ),
+    ),
+    (
+        "In a deal",
+        (
+            ("1 2 3 | bid N", "bid (while bidding)"),
+            ("333 44 | 10 10 J | 3-7 | sj bj",
+             "play these cards (ranks: suits never matter)"),
+            ("pass", "pass"),
+            ("hint | h | Tab",
+             "the legal plays in turn (those keeping bombs, the rocket and chains "
+             "whole first), then pass"),
+        ),
+    ),
+    (
+        "After a match",
+        (
+            ("again [CODE]",
+             "ask for a rematch with the same seats, or accept the one you were asked for"),
+            ("replay [CODE]",
+             "a finished match you played or watched, deal by deal with every hand "
+             "(no CODE: the match just finished)"),
+            ("history", "your last matches, with the codes replay takes"),
+        ),
+    ),
+    (
+        "Any time",
+        (
+            ("help", "this list"),
+            ("quit",
+             "close ddz; your seat waits: start ddz again to take it back "
+             "(with --no-save-session, quit leaves the room too)"),
+        ),
+    ),
+)  # fmt: skip
+
+#: The usage column is at most this wide; a longer usage puts its text on the next line.
+_USAGE_WIDTH = 24
+#: Below this many columns for the text, every text goes under its usage.
+_NARROW_TEXT = 30
+
+
+def help_text(width: int = 80) -> str:
+    """The commands laid out in ``width`` columns (the terminal's, 80 when unknown): a
+    usage column and its text beside it, wrapped between words; in a narrow terminal each
+    text goes under its usage."""
+    width = max(width, 20)
+    column = 2 + _USAGE_WIDTH + 2
+    narrow = width - column < _NARROW_TEXT
+    lines: list[str] = []
+    for title, entries in HELP:
+        lines.append(f"{title}:")
+        for usage, text in entries:
+            beside = not narrow and len(usage) <= _USAGE_WIDTH
+            indent = " " * (column if beside else 6)
+            wrapped = textwrap.wrap(
+                text,
+                width - len(indent),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            if beside:
+                lines.append(f"  {usage:<{_USAGE_WIDTH}}  {wrapped[0]}")
+                wrapped = wrapped[1:]
+            else:
+                lines.append(f"  {usage}")
+            lines.extend(indent + part for part in wrapped)
+    return "\n".join(lines) + "\n"
 
 
 def _deals(word: str, allowed: Sequence[int]) -> int | Invalid:
@@ -394,8 +463,9 @@ COMMAND_WORDS: frozenset[str] = frozenset(
 def parse_command(text: str, action: TurnAction | None = None) -> Command | None:
     """What a typed line means; None for an empty line.
 
-    ``action`` is what my turn asks for now, if it is my turn: while bidding a bare ``1``,
-    ``2`` or ``3`` is a bid (and ``0`` a pass); otherwise digits are cards.
+    ``action`` is how the table reads a bare digit now (``TurnContext.reading``): while
+    bidding a bare ``1``, ``2`` or ``3`` is a bid (and ``0`` a pass); otherwise digits are
+    cards.
     """
     words = text.strip().split()
     if not words:
@@ -545,9 +615,11 @@ def check_play(ranks: Sequence[Rank], hand: Sequence[Rank], to_beat: Play | None
 class TurnContext:
     """What the legality check needs to know of the table (built from a ``TableState``).
 
-    ``action`` is what my turn asks for now (None when it is not my turn), ``playing``
-    whether a deal is in its playing phase, ``to_beat`` the play on the table, ``in_room``
-    whether I am in a room at all (not after leaving it or its closing).
+    ``action`` is what my turn asks for now (None when it is not my turn), ``phase`` the
+    table's (None before the match starts), ``to_beat`` the play on the table, ``in_room``
+    whether I am in a room at all (not after leaving it or its closing), ``turn_of`` whose
+    turn it is as the server names the seat (``Ann (S2)``), ``bot_holds`` whether a bot
+    plays my seat.
     """
 
     hand: tuple[Rank, ...] = ()
@@ -555,9 +627,22 @@ class TurnContext:
     action: TurnAction | None = None
     may_pass: bool = True
     highest_bid: int = 0
-    playing: bool = False
+    phase: Phase | None = None
     seated: bool = True
     in_room: bool = False
+    turn_of: str = ""
+    bot_holds: bool = False
+
+    @property
+    def playing(self) -> bool:
+        """A deal is in its playing phase."""
+        return self.phase == "playing"
+
+    @property
+    def reading(self) -> TurnAction | None:
+        """How a bare ``0``..``3`` reads: as a bid while anyone bids (so that ``2`` typed
+        during another's bid is a bid too early, not a single 2), else as cards."""
+        return "bid" if self.phase == "bidding" else self.action
 
 
 def turn_context(state: TableState) -> TurnContext:
@@ -570,16 +655,53 @@ def turn_context(state: TableState) -> TurnContext:
     bot_holds = table is not None and seat is not None and table.bot_control[seat]
     mine = state.my_turn and not bot_holds and in_room
     action = turn.action if turn is not None and mine else None
+    turn_of = ""
+    if turn is not None:
+        turn_of = f"{printable(state.seat_name(turn.seat), NAME_LIMIT)} (S{turn.seat + 1})"
     return TurnContext(
         hand=tuple(state.hand_ranks),
         to_beat=state.to_beat,
         action=action,
         may_pass=turn.may_pass if turn is not None else True,
         highest_bid=state.highest_bid,
-        playing=table is not None and table.phase == "playing",
+        phase=table.phase if table is not None else None,
         seated=not state.is_watcher,
         in_room=in_room,
+        turn_of=turn_of,
+        bot_holds=bool(bot_holds),
     )
+
+
+#: What one types to get into a match, for the refusals outside one.
+START_WORDS = "practice, quick, create or join CODE"
+
+
+def not_now(ctx: TurnContext) -> str | None:
+    """Why no bid, pass or play can be made at all now (no match, a watcher, no deal under
+    way, a bot in my seat), in the words the server would use; None while a deal is played
+    and I hold my seat (whose turn it is is ``out_of_turn``'s)."""
+    if not ctx.in_room:
+        return f"there is no match to play in: type {START_WORDS}"
+    if not ctx.seated:
+        return "watchers do not play"
+    if ctx.phase is None:
+        return "the match has not started: it starts when all three seats are ready"
+    if ctx.phase == "between_deals":
+        return "the deal is over: type ready (or press Enter) for the next"
+    if ctx.phase == "over":
+        return "the match is over"
+    if ctx.bot_holds:
+        return "a bot holds your seat: type resume to play again"
+    return None
+
+
+def out_of_turn(ctx: TurnContext) -> str:
+    """Whose turn it is when it is not mine, as the server says it: ``it is Ann (S2)'s turn
+    to bid``."""
+    if ctx.action is not None:
+        return "it is your turn"
+    verb = "bid" if ctx.phase == "bidding" else "play"
+    return f"it is {ctx.turn_of or 'nobody'}'s turn to {verb}"
 
 
 def hint_key(state: TableState) -> Hashable:
@@ -592,7 +714,7 @@ def hint_key(state: TableState) -> Hashable:
 
 def assess(text: str, ctx: TurnContext) -> Verdict:
     """What the prompt says about ``text`` while it is being typed."""
-    command = parse_command(text, ctx.action)
+    command = parse_command(text, ctx.reading)
     if command is None:
         if ctx.action == "play":
             lead = "you lead" if ctx.to_beat is None else "beat " + describe_play(ctx.to_beat)
@@ -602,27 +724,41 @@ def assess(text: str, ctx: TurnContext) -> Verdict:
         return Verdict("info", "")
     if isinstance(command, Invalid):
         return Verdict("bad", invalid_reason(text, command, ctx))
+    if isinstance(command, PassTurn | MakeBid | PlayCards):
+        return _assess_action(command, ctx)
+    return Verdict("info", command_text(command))
+
+
+def _assess_action(command: PassTurn | MakeBid | PlayCards, ctx: TurnContext) -> Verdict:
+    """A bid, pass or play: ``ok`` to send; ``bad`` with the reason the server would give
+    (no match, a watcher, the wrong phase, an illegal play); ``info`` for a legal one typed
+    out of turn (``out_of_turn`` says whose turn it is)."""
+    reason = not_now(ctx)
+    if reason is not None:
+        return Verdict("bad", reason)
     if isinstance(command, PassTurn):
-        if ctx.action is not None and not ctx.may_pass:
+        if ctx.action is None:
+            return Verdict("info", f"pass ({out_of_turn(ctx)})")
+        if not ctx.may_pass:
             must = "bid" if ctx.action == "bid" else "play: you lead this trick"
             return Verdict("bad", f"you may not pass: you must {must}")
-        return Verdict("ok" if ctx.action else "info", "pass")
+        return Verdict("ok", "pass")
     if isinstance(command, MakeBid):
+        if ctx.phase != "bidding":
+            return Verdict("bad", "the bidding is over")
         if ctx.action != "bid":
-            return Verdict("bad", "it is not your turn to bid")
+            return Verdict("bad", out_of_turn(ctx))
         if command.value <= ctx.highest_bid:
             return Verdict("bad", f"a bid must be higher than {ctx.highest_bid}")
         return Verdict("ok", f"bid {command.value}")
-    if isinstance(command, PlayCards):
-        if ctx.action == "bid":
-            return Verdict("bad", "you are bidding: type 1, 2 or 3, or pass")
-        if not ctx.seated:
-            return Verdict("bad", "watchers do not play")
-        verdict = check_play(command.ranks, ctx.hand, ctx.to_beat)
-        if verdict.ok and ctx.action != "play":
-            return Verdict("info", verdict.message + " (not your turn)", verdict.play)
-        return verdict
-    return Verdict("info", command_text(command))
+    if ctx.action == "bid":
+        return Verdict("bad", "you are bidding: type 1, 2 or 3, or pass")
+    if ctx.phase == "bidding":
+        return Verdict("bad", f"no cards are played while bidding: {out_of_turn(ctx)}")
+    verdict = check_play(command.ranks, ctx.hand, ctx.to_beat)
+    if ctx.action != "play":  # typed ahead: whose turn it is comes first, as the server says
+        return Verdict("info", f"{verdict.message} ({out_of_turn(ctx)})", verdict.play)
+    return verdict
 
 
 LOBBY_WORDS = (

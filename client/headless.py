@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections.abc import Iterator
 from typing import TextIO
@@ -526,10 +527,21 @@ async def _query(
     if opts.json:
         print(to_json_line(answer), file=out, flush=True)
         return EXIT_OK
+    if isinstance(answer, ReplayData) and on_terminal(out):
+        from client.replay_pager import page_replay
+
+        await page_replay(answer)
+        return EXIT_OK
     lines = room_list_lines(answer) if isinstance(answer, RoomList) else social_lines(answer)
     for line in lines or []:
         print(plain(line), file=out, flush=True)
     return EXIT_OK
+
+
+def on_terminal(out: TextIO) -> bool:
+    """Whether a person reads ``out`` and types at us (a replay is paged then): both it and
+    stdin are terminals."""
+    return out.isatty() and sys.stdin.isatty()
 
 
 async def _ask(link: Link, request: Request, err: TextIO) -> Answer:

@@ -25,6 +25,10 @@ Two switches, off by default: ``counter`` shows the card counter under the hand,
 ``autopass`` passes at once (once a turn, with a notice) when nothing in the hand beats the
 play on the table.
 
+When the terminal or pipe ddz writes to is gone (``ddz ... | head``, a closed terminal), the
+session ends (``client.closed_output``): prompt_toolkit's own answer to a failed write, a
+"press Enter" prompt on that same output, spun for ever.
+
 After a match (issue 14): ``say PHRASE`` is quick chat (Tab goes through the phrase ids;
 ``mute`` hides the others' phrases, on this client only); ``again`` asks for a rematch of the
 match just finished, or accepts the one another player asked for (their ``RematchAsked`` is
@@ -37,8 +41,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Hashable
-from dataclasses import replace
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.filters import to_filter
@@ -51,12 +55,14 @@ from prompt_toolkit.styles import Style
 from websockets.exceptions import ConnectionClosed
 
 from client import commands as cmd
-from client.after_match import phrase_lines, social_lines
+from client.after_match import phrase_lines, rematch_line, social_lines
+from client.closed_output import OutputClosed, output_gone
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.render import (
     DIM,
+    LINE_WIDTH,
     WARN,
     Fragments,
     code,
@@ -66,9 +72,10 @@ from client.render import (
     queued_line,
     table_panel,
 )
+from client.replay_view import replay_lines
 from client.safe_text import printable, printable_fragments
 from client.saved_session import SessionFile, open_kept
-from client.table import TableState
+from client.table import Countdown, TableState
 from protocol.codec import ProtocolError
 from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
@@ -93,6 +100,7 @@ from protocol.messages import (
     ReadyRequest,
     Rematch,
     RematchAsked,
+    ReplayData,
     Request,
     ResumeRequest,
     SeatBot,
@@ -105,12 +113,29 @@ from protocol.messages import (
 
 STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 
-MENU: Fragments = [
-    ("bold", "Not in a room. "),
-    ("", "practice [DEALS] [LEVEL] [SPEED] · create [DEALS] [public]"),
-    ("", "\n"),
-    ("", "quick · join CODE · watch CODE · list · help · quit"),
+#: What one can do at the start, printed once above the prompt (``ddz`` with no subcommand).
+MENU: tuple[tuple[str, str], ...] = (
+    ("practice", "a game against two bots (a short one: practice 1 easy)"),
+    ("quick", "a timed match with the next two players (bots if none come)"),
+    ("create [public]", "a room of your own to share (public: listed for watchers)"),
+    ("join CODE", "take a seat in a friend's room"),
+    ("list, watch CODE", "the live rooms; watch one"),
+    ("history, replay", "your last matches, and one of them deal by deal"),
+    ("help, quit", "every command; close ddz"),
+)
+#: The panel under the prompt outside a room: one line, the menu's words.
+LOBBY_PANEL: Fragments = [
+    ("bold", "Not in a room: "),
+    ("", "practice · quick · create · join CODE · list · help · quit"),
 ]
+
+
+def menu_lines() -> list[Fragments]:
+    """The start menu: what one can do, a command and its words a line."""
+    width = max(len(usage) for usage, _ in MENU)
+    lines: list[Fragments] = [[("bold", "What would you like to do? Type one of:")]]
+    lines += [[("bold", f" {usage:<{width}}  "), ("", text)] for usage, text in MENU]
+    return lines
 
 
 def keep_panel_under_prompt(session: PromptSession[str]) -> None:
@@ -137,6 +162,8 @@ class Interactive:
 
     def __init__(self, opts: Options) -> None:
         self.opts = opts
+        #: The local clock the panel counts down on (monotonic seconds).
+        self.clock: Callable[[], float] = time.monotonic
         #: Where the session is kept for the next start (None: it is not kept).
         self.store: SessionFile | None = None
         self.numbers = RequestNumbers()
@@ -146,9 +173,6 @@ class Interactive:
         self.prefill = ""
         self.done = False
         self.pending_setup = opts.mode == "create"
-        #: Whether the room this client created is public (None: it created none); the
-        #: server's view does not say, so the client remembers its own request.
-        self.created_public: bool | None = opts.public if opts.mode == "create" else None
         #: An in-client ``create`` readies the creator once the room's snapshot comes, as
         #: ``ddz create`` does.
         self.ready_on_snapshot = False
@@ -172,11 +196,15 @@ class Interactive:
         #: ``replay`` name when no code is typed.
         self.finished: str | None = None
         self.played_finished = False
-        #: A rematch another player asked for, until we are in a room again.
+        #: A rematch another player asked for, until we are in a room again, and the local
+        #: (monotonic) time it came: the panel counts its held seat down.
         self.offer: RematchAsked | None = None
+        self.offer_at = 0.0
         #: Requests whose refusal is shown under their own name (``say``, ``again``...),
         #: by request id.
         self.asked: dict[int, str] = {}
+        #: The terminal or pipe we write to is gone: the session ended for it.
+        self.output_closed = False
         self.session: PromptSession[str] = PromptSession(
             bottom_toolbar=self.toolbar,
             refresh_interval=0.5,
@@ -186,6 +214,10 @@ class Interactive:
         keep_panel_under_prompt(self.session)
 
     # --- the screen -------------------------------------------------------------------
+
+    def columns(self) -> int:
+        """The terminal's width (prompt_toolkit asks the terminal; 80 when it cannot say)."""
+        return self.session.app.output.get_size().columns or LINE_WIDTH
 
     def in_room(self) -> bool:
         state = self.state
@@ -198,16 +230,30 @@ class Interactive:
         """The panel under the prompt, redrawn on every key and twice a second."""
         state = self.state
         if self.queued is not None and not self.in_room():
-            waited = time.monotonic() - self.queued_at
+            waited = self.clock() - self.queued_at
             line = queued_line(self.queued.wait, self.queued.waiting, waited)
             hint: Fragments = [(DIM, "unqueue (or leave) to stop waiting · list · quit")]
             return FormattedText(printable_fragments([*line, ("", "\n"), *hint]))
+        now = self.clock()
         if state is None or (not self.in_room() and not state.match_over):
-            return FormattedText(MENU)
+            return FormattedText(printable_fragments([*LOBBY_PANEL, *self.offer_panel(now)]))
         text = self.session.default_buffer.text
         verdict = cmd.assess(text, self.context())
-        panel = table_panel(state, time.monotonic(), verdict, counter=self.counter)
-        return FormattedText(printable_fragments(panel))
+        panel = table_panel(state, now, verdict, counter=self.counter)
+        return FormattedText(printable_fragments([*panel, *self.offer_panel(now)]))
+
+    def offer_panel(self, now: float) -> Fragments:
+        """The rematch asked of us while its seat is held, counting down (a line of the
+        panel); nothing once the time is up or there is no offer."""
+        offer = self.offer
+        if offer is None:
+            return []
+        left = Countdown(offer.deadline, offer.server_time, self.offer_at).left(now)
+        if left <= 0:
+            return []
+        state = self.state
+        names = [state.seat_name(s) for s in range(3)] if state is not None else []
+        return [("", "\n"), *rematch_line(offer, names, left)]
 
     def prompt(self) -> str:
         ctx = self.context()
@@ -271,20 +317,24 @@ class Interactive:
             except ProtocolError as exc:
                 say([(WARN, f"protocol error: {exc.message}")])
                 continue
-            await self.on_message(message)
+            try:
+                await self.on_message(message)
+            except OSError as exc:
+                if not output_gone(exc):
+                    raise
+                self.output_closed = True
+                self.finish()
+                return
 
     async def on_message(self, message: ServerMessage) -> None:
         before = self.state
-        now = time.monotonic()
+        now = self.clock()
         if self.state is not None:
             self.state = self.state.apply(message, now)
         elif isinstance(message, Snapshot):
             self.state = TableState.from_snapshot(message, now)
-        created = isinstance(message, Snapshot) and (self.ready_on_snapshot or self.pending_setup)
-        if created and self.state is not None and self.created_public is not None:
-            self.state = replace(self.state, public=self.created_public)
         self.follow_queue(message, now)
-        self.follow_matches(before, message)
+        self.follow_matches(before, message, now)
         for line in self.lines_for(before, message):
             say(line)
         if isinstance(message, Snapshot):
@@ -314,21 +364,23 @@ class Interactive:
                 [(WARN, f"{label} refused: {message_text(message.message)}"),
                  (DIM, f" [{message.code}]")]
             ]  # fmt: skip
+        if isinstance(message, ReplayData):
+            return replay_lines(message, self.columns())
         social = social_lines(message, names, mine)
         if social is not None:
             return social
         if after is not None:
-            return event_lines(before or after, after, message)
+            return event_lines(before or after, after, message, self.columns())
         return lobby_lines(message)
 
-    def follow_matches(self, before: TableState | None, message: ServerMessage) -> None:
+    def follow_matches(self, before: TableState | None, message: ServerMessage, now: float) -> None:
         """Note the match that just ended (for ``again`` and ``replay``), the rematch
         offered, and drop the offer once in a room again."""
         state = self.state
         if isinstance(message, MatchEnded) and state is not None:
             self.finished, self.played_finished = state.room.code, state.my_seat is not None
         elif isinstance(message, RematchAsked):
-            self.offer = message
+            self.offer, self.offer_at = message, now
         elif isinstance(message, Snapshot):
             self.offer = None
 
@@ -386,8 +438,9 @@ class Interactive:
         return True
 
     def on_interrupt(self) -> None:
-        """Ctrl-C clears the line; say how to quit."""
+        """Ctrl-C clears the line (a hint put there too); say how to quit."""
         self.confirm = None
+        self.prefill = ""
         say([(DIM, "Ctrl-C clears the line; to close ddz type quit (or press Ctrl-D)")])
 
     async def quit(self) -> None:
@@ -453,6 +506,16 @@ class Interactive:
             await self.send(QuickMatch())
         return True
 
+    def on_loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """An error no task awaited (a redraw of the prompt, a line printed): a closed output
+        ends the session (prompt_toolkit's own handler would ask to press Enter on that same
+        output, fail, and ask again for ever); anything else is reported as asyncio does."""
+        if output_gone(context.get("exception")):
+            self.output_closed = True
+            self.finish()
+        else:
+            loop.default_exception_handler(context)
+
     def finish(self) -> None:
         """End the session: stop the prompt too."""
         self.done = True
@@ -464,7 +527,7 @@ class Interactive:
     async def handle(self, text: str) -> None:
         """Act on one typed line."""
         ctx = self.context()
-        command = cmd.parse_command(text, ctx.action)
+        command = cmd.parse_command(text, ctx.reading)
         state = self.state
         table = state.table if state is not None else None
         turn = table.turn if table is not None else None
@@ -477,7 +540,8 @@ class Interactive:
         if isinstance(command, cmd.Invalid):
             say([(WARN, cmd.invalid_reason(text, command, ctx))])
         elif isinstance(command, cmd.Help):
-            print_formatted_text(cmd.HELP_TEXT)
+            for line in cmd.help_text(self.columns()).splitlines():
+                say([("", line)])
         elif isinstance(command, cmd.Quit):
             if self.store is None and self.mid_match() and asked != "quit":
                 self.confirm = "quit"
@@ -501,7 +565,7 @@ class Interactive:
         elif isinstance(command, cmd.PassTurn | cmd.MakeBid | cmd.PlayCards):
             verdict = cmd.assess(text, ctx)
             if not verdict.ok:
-                reason = verdict.message if verdict.level == "bad" else "it is not your turn"
+                reason = verdict.message if verdict.level == "bad" else cmd.out_of_turn(ctx)
                 say([(WARN, reason)])
             elif isinstance(command, cmd.PassTurn):
                 await self.send(PassRequest(version=version))
@@ -620,7 +684,7 @@ class Interactive:
             )
         elif isinstance(command, cmd.Create):
             request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
-            self.ready_on_snapshot, self.created_public = True, command.public
+            self.ready_on_snapshot = True
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)
         else:
@@ -658,7 +722,8 @@ class Interactive:
         elif request is not None:
             await self.send(request)
         else:
-            say(MENU)
+            for line in menu_lines():
+                say(line)
 
     async def run(self) -> int:
         try:
@@ -668,13 +733,16 @@ class Interactive:
             if self.store is not None:
                 self.store.release()
             return EXIT_CONNECT
+        asyncio.get_running_loop().set_exception_handler(self.on_loop_exception)
         with patch_stdout(raw=True):
             receiver = asyncio.create_task(self.receive_loop())
-            await self.start()
             try:
+                await self.start()
                 while not self.done:
                     try:
-                        text = await self.session.prompt_async(self.prompt, default=self.prefill)
+                        text = await self.session.prompt_async(
+                            self.prompt, default=self.prefill, set_exception_handler=False
+                        )
                     except KeyboardInterrupt:
                         self.on_interrupt()  # Ctrl-C clears the line; Ctrl-D or quit ends
                         continue
@@ -684,6 +752,10 @@ class Interactive:
                         continue
                     self.prefill = ""
                     await self.handle(text)
+            except OSError as exc:
+                if not output_gone(exc):
+                    raise
+                self.output_closed = True
             finally:
                 self.done = True
                 receiver.cancel()
@@ -693,6 +765,8 @@ class Interactive:
                     await self.link.close()
                 if self.store is not None:
                     self.store.release()
+        if self.output_closed:
+            raise OutputClosed("the output of ddz was closed")
         return EXIT_OK
 
 

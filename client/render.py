@@ -13,7 +13,9 @@ way to the terminal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from prompt_toolkit.utils import get_cwidth
 
 from client.commands import Verdict, describe_play, kind_label, main_ranks, play_text
 from client.safe_text import CODE_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, printable, printable_fragments
@@ -59,6 +61,10 @@ DIM = "ansibrightblack"
 ACCENT = "ansicyan"
 BOLD = "bold"
 
+#: The panel's lines fit this many columns, and lines of cards when the terminal's width is
+#: not known (an 80-column terminal).
+LINE_WIDTH = 80
+
 
 def plain(fragments: Iterable[tuple[str, str]]) -> str:
     """The text of some fragments without their styles, safe to print."""
@@ -97,32 +103,46 @@ def _signed(n: int) -> str:
     return f"{n:+d}"
 
 
-def play_card_fragments(card_ids: Iterable[int]) -> Fragments:
-    """The cards of a play with suits, its main part first (``♠A ♥A ♣A ♠6 ♥6``)."""
+def main_first(card_ids: Iterable[int]) -> list[int]:
+    """The cards of a play in the order it is shown: its main part first, each part sorted
+    (``♠A ♥A ♣A ♠6 ♥6``); sorted when they are no play."""
     ids = sorted(card_ids)
     play = classify(card_rank(c) for c in ids)
     if play is None:
-        return card_fragments(ids)
+        return ids
     main = main_ranks(play)
-    out: Fragments = []
-    for i, card_id in enumerate(sorted(ids, key=lambda c: card_rank(c) not in main)):
-        if i:
-            out.append(("", " "))
-        out.extend(card_fragments([card_id]))
-    return out
+    return sorted(ids, key=lambda c: card_rank(c) not in main)
+
+
+def play_card_fragments(card_ids: Iterable[int]) -> Fragments:
+    """The cards of a play with suits, its main part first (``♠A ♥A ♣A ♠6 ♥6``)."""
+    return joined_cards([card_fragments([c]) for c in main_first(card_ids)])
 
 
 def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
     return [*play_card_fragments(play.cards), (DIM, f"  {kind_label(play.kind)}")]
 
 
-def mode_label(state: TableState) -> str:
-    """The room's mode as people say it; a room is public or private only when this client
-    knows which (it created it): the server's view does not say."""
-    mode = state.room.mode
+#: Letters of a listed room's code: the server gives a room anyone may find in the list (a
+#: quick match, a public room) a short code, and an unlisted one a long code shown in two
+#: groups (``K7P2Q-M4XTR``), what keeps it private (``server/codes.py``).
+LISTED_CODE_LENGTH = 5
+
+
+def room_kind(mode: str, room_code: str) -> str:
+    """The kind of a room as people say it: ``practice``, ``quick``, and a room of the
+    ``private`` mode as ``public`` (listed for watchers: its code is short) or ``private``.
+    The server's messages carry no flag for it; the code's length is the server's mark."""
     if mode != "private":
         return mode
-    return {True: "public", False: "private", None: ""}[state.public]
+    listed = len(room_code) <= LISTED_CODE_LENGTH and "-" not in room_code
+    return "public" if listed else "private"
+
+
+def mode_label(state: TableState) -> str:
+    """The room's kind as people say it (``room_kind``): a private room is public or
+    private to its creator, a joiner, a resumed client and a watcher alike."""
+    return room_kind(state.room.mode, state.room.code)
 
 
 def bots_label(state: TableState) -> str:
@@ -157,7 +177,7 @@ def room_summary_line(summary: RoomSummary) -> Fragments:
     seats = ", ".join(printable(name, NAME_LIMIT) or "(empty)" for name in summary.seats)
     return [
         (BOLD, f"{code(summary.code):<8}"),
-        ("", f"{summary.mode:<9}"),
+        ("", f"{room_kind(summary.mode, summary.code):<9}"),
         ("", f"{deal:<12}"),
         ("", seats),
         (DIM, f"  {summary.watchers} watching"),
@@ -191,9 +211,12 @@ def lobby_lines(message: ServerMessage) -> list[Fragments]:
 # --- events -------------------------------------------------------------------------------
 
 
-def event_lines(before: TableState, after: TableState, message: ServerMessage) -> list[Fragments]:
+def event_lines(
+    before: TableState, after: TableState, message: ServerMessage, width: int = LINE_WIDTH
+) -> list[Fragments]:
     """Lines telling what ``message`` did, for the log above the prompt; ``before`` and
-    ``after`` are the states either side of it (names and readiness come from them)."""
+    ``after`` are the states either side of it (names and readiness come from them);
+    ``width``: the terminal's columns, which no line of cards runs past."""
 
     def name(seat: int) -> str:
         return seat_name(after, seat)
@@ -244,19 +267,27 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
             line.append((DIM, f"  (trick over: {name(message.leader)} leads)"))
         return [line]
     if isinstance(message, TurnStarted):
-        if message.seat == after.my_seat and not before.my_turn:
+        if message.seat == after.my_seat and not before.my_turn and not _bot_holds_mine(after):
             verb = "bid" if message.action == "bid" else "play"
             return [[(GOOD + " bold", f"» your turn to {verb}")]]
         return []
     if isinstance(message, DealEnded):
-        return deal_summary(after, message)
+        return deal_summary(after, message, width)
     if isinstance(message, AwaitingReady):
         return _ready_changes(before, after, message)
     if isinstance(message, MatchEnded):
         winners = ", ".join(name(s) for s in message.winners)
         verb = "wins" if len(message.winners) == 1 else "win"
-        totals = "  ".join(f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals))
-        return [[(GOOD + " bold", f"match over: {winners} {verb}"), ("", f"   totals: {totals}")]]
+        each = [f"{name(s)} {_signed(t)}" for s, t in enumerate(message.totals)]
+        over: Fragments = [(GOOD + " bold", f"match over: {winners} {verb}")]
+        line = [("", f"   totals: {'  '.join(each)}")]
+        if fragments_width(over) + fragments_width(line) <= width:
+            return [[*over, *line]]
+        rows = joined_within(each, "  ", width - 11)
+        return [
+            over,
+            *([("", f"{'   totals:' if i == 0 else '':<11}{row}")] for i, row in enumerate(rows)),
+        ]
     if isinstance(message, SeatControl):
         if message.reason == "resume_pending":
             return [[(DIM, f"{name(message.seat)} plays again from their next turn")]]
@@ -267,6 +298,12 @@ def event_lines(before: TableState, after: TableState, message: ServerMessage) -
             ]
         return [[(DIM, f"{name(message.seat)} plays again")]]
     return []
+
+
+def _bot_holds_mine(state: TableState) -> bool:
+    """A bot plays my seat (after two timeouts, or a ``leave``): my turn is not mine to play."""
+    table, seat = state.table, state.my_seat
+    return table is not None and seat is not None and table.bot_control[seat]
 
 
 def _timeout(timeout: bool) -> Fragments:
@@ -289,7 +326,9 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
     room = state.room
     lines: list[Fragments] = []
     if state.is_watcher:
-        lines.append([(ACCENT, f"watching room {code(room.code)}"), (DIM, f" ({room.mode})")])
+        lines.append(
+            [(ACCENT, f"watching room {code(room.code)}"), (DIM, f" ({mode_label(state)})")]
+        )
     elif room.mode == "practice":
         lines.append(
             [(ACCENT, f"practice game of {room.deals} deal(s)"), (DIM, f" ({code(room.code)})")]
@@ -301,16 +340,20 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
         )
     else:
         label = mode_label(state)
-        label = f"{label}, " if label else ""
-        lines.append([(ACCENT, f"room {code(room.code)}"), ("", f" ({label}{room.deals} deals)")])
+        lines.append([(ACCENT, f"room {code(room.code)}"), ("", f" ({label}, {room.deals} deals)")])
         if room.table is None:
             lines.append(
                 [("", "share the code "), (BOLD, code(room.code)), ("", " so others can join")]
             )
             if room.creator_seat == state.my_seat:
-                lines.append([(DIM, "seat bots with: bot [LEVEL]; start with: ready")])
+                lines.append([(DIM, "seat bots with: bot [LEVEL] (one for each empty seat)")])
     table = room.table
-    if table is not None and table.turn is not None and state.my_turn:
+    if (
+        table is not None
+        and table.turn is not None
+        and state.my_turn
+        and not _bot_holds_mine(state)
+    ):
         verb = "bid" if table.turn.action == "bid" else "play"
         lines.append([(GOOD + " bold", f"» your turn to {verb}")])
     return lines
@@ -345,9 +388,10 @@ def _ready_changes(before: TableState, after: TableState, event: AwaitingReady) 
     return lines
 
 
-def deal_summary(state: TableState, event: DealEnded) -> list[Fragments]:
+def deal_summary(state: TableState, event: DealEnded, width: int = LINE_WIDTH) -> list[Fragments]:
     """The end-of-deal summary: who won, how the score came about, every seat's remaining
-    cards, its points and its total."""
+    cards (on lines of their own, broken between cards, when they do not fit ``width``),
+    its points and its total."""
     landlord = seat_name(state, event.landlord)
     winner = f"the landlord ({landlord}) wins" if event.winner == "landlord" else "the farmers win"
     score = event.score
@@ -369,11 +413,49 @@ def deal_summary(state: TableState, event: DealEnded) -> list[Fragments]:
         line: Fragments = [
             ("", f"   {seat_name(state, seat):<18} {role:<9}"),
             (GOOD if score.scores[seat] > 0 else RED, f"{_signed(score.scores[seat]):>5}"),
-            ("", f"  total {_signed(event.totals[seat]):>5}   "),
+            ("", f"  total {_signed(event.totals[seat]):>5}"),
         ]
-        line.extend(card_fragments(hand) if hand else [(DIM, "out")])
-        lines.append(line)
+        if not hand:
+            lines.append([*line, (DIM, "   out")])
+            continue
+        cards = [card_fragments([c]) for c in sorted(hand)]
+        if fragments_width(line) + 3 + cards_width(cards) <= width:
+            lines.append([*line, ("", "   "), *joined_cards(cards)])
+        else:
+            lines.append(line)
+            lines.extend(wrapped_cards(cards, "      ", width))
     return lines
+
+
+def fragments_width(fragments: Iterable[tuple[str, str]]) -> int:
+    """The columns some fragments take on a terminal."""
+    return sum(get_cwidth(text) for _, text in fragments)
+
+
+def cards_width(cards: Sequence[Fragments]) -> int:
+    """The columns of cards shown a space apart."""
+    return sum(fragments_width(c) for c in cards) + max(0, len(cards) - 1)
+
+
+def joined_cards(cards: Sequence[Fragments]) -> Fragments:
+    out: Fragments = []
+    for i, card in enumerate(cards):
+        if i:
+            out.append(("", " "))
+        out.extend(card)
+    return out
+
+
+def wrapped_cards(cards: Sequence[Fragments], indent: str, width: int) -> list[Fragments]:
+    """Cards a space apart on lines of at most ``width`` columns, each begun with
+    ``indent``: a line is broken between two cards, never inside one."""
+    lines: list[list[Fragments]] = [[]]
+    room = max(width - len(indent), 1)
+    for card in cards:
+        if lines[-1] and cards_width([*lines[-1], card]) > room:
+            lines.append([])
+        lines[-1].append(card)
+    return [[("", indent), *joined_cards(line)] for line in lines]
 
 
 # --- the table panel ----------------------------------------------------------------------
@@ -437,7 +519,9 @@ def turn_line(state: TableState, now: float) -> Fragments:
         mine = state.my_seat
         me_ready = mine is None or room.seats[mine].ready
         ready_hint: Fragments = (
-            [] if me_ready else [(GOOD + " bold", " · type ready (or press Enter) when you are")]
+            []
+            if me_ready
+            else [("", "\n"), (GOOD + " bold", "type ready (or press Enter) when you are")]
         )
         empty = sum(1 for s in room.seats if s.kind == "empty")
         if empty:
@@ -487,8 +571,16 @@ def counter_lines(state: TableState) -> Fragments:
     return out
 
 
-#: The panel's lines fit this many columns (an 80-column terminal).
-LINE_WIDTH = 80
+def joined_within(parts: Sequence[str], separator: str, width: int) -> list[str]:
+    """``parts`` joined by ``separator`` into lines of at most ``width`` columns, a new line
+    begun before a part that would end past it (a part is never split)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(separator) + len(part) <= width:
+            lines[-1] += separator + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def table_panel(
@@ -499,21 +591,22 @@ def table_panel(
     turn it is with the time left, and what the typed text would do."""
     room = state.room
     table = state.table
-    label = mode_label(state)
-    head = f"room {code(room.code)}" + (f" · {label}" if label else "")
+    parts = [f"room {code(room.code)}", mode_label(state)]
     if table is not None:
-        head += f" · deal {table.deal_no}/{table.deals_total}"
+        parts.append(f"deal {table.deal_no}/{table.deals_total}")
         if table.base:
-            head += f" · base {table.base}"
-        head += f" · ×{table.multiplier}"
+            parts.append(f"base {table.base}")
+        parts.append(f"×{table.multiplier}")
     else:
-        head += f" · {room.deals} deals"
+        parts.append(f"{room.deals} deals")
     bots = bots_label(state)
     if bots:
-        head += f" · {bots}"
+        parts.append(bots)
     if room.watchers:
-        head += f" · {room.watchers} watching"
-    out: Fragments = [(ACCENT, head), ("", "\n")]
+        parts.append(f"{room.watchers} watching")
+    out: Fragments = []
+    for line in joined_within(parts, " · ", LINE_WIDTH):
+        out.extend([(ACCENT, line), ("", "\n")])
     for seat, view in enumerate(room.seats):
         out.extend(_seat_status(state, seat, view))
         out.append(("", "\n"))

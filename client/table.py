@@ -88,9 +88,6 @@ class TableState:
     closed: str | None = None
     left: bool = False
     last_error: Error | None = None
-    #: Whether the room is listed for watchers, when this client knows it (it created the
-    #: room); the server's view does not say.
-    public: bool | None = None
 
     # --- building ---------------------------------------------------------------------
 
@@ -238,9 +235,7 @@ class TableState:
     def apply(self, message: ServerMessage, now: float | None = None) -> TableState:
         """The state after ``message``; ``now`` is the local monotonic time it arrived."""
         if isinstance(message, Snapshot):
-            fresh = TableState.from_room(message.room, now)
-            same_room = message.room.code == self.room.code
-            return replace(fresh, public=self.public) if same_room else fresh
+            return TableState.from_room(message.room, now)
         if isinstance(message, Welcome | Pong):
             return self
         if isinstance(message, Error):

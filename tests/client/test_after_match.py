@@ -19,7 +19,6 @@ from client.after_match import (
     phrase_lines,
     rematch_line,
     replay_lines,
-    replay_text,
 )
 from client.cli import build_parser, parse_args
 from client.headless import Headless, SessionEnded
@@ -56,7 +55,6 @@ from protocol.messages import (
 )
 from tests.client.helpers import room, started
 from tests.client.test_interactive import FakeLink, client_with
-from tests.server.test_after_match import describe_replay
 
 HOSTILE = "Ann\x1b]0;pwned\x07\u202e"  # retitles the window, then turns the line around
 
@@ -107,7 +105,7 @@ def test_tab_goes_through_the_phrases() -> None:
 
 def test_help_names_the_new_commands() -> None:
     for word in ("say [PHRASE]", "mute", "again", "replay [CODE]", "history"):
-        assert word in cmd.HELP_TEXT
+        assert word in cmd.help_text()
     cli_help = build_parser().format_help()
     assert "replay" in cli_help and "history" in cli_help and "--again" in cli_help
 
@@ -198,15 +196,25 @@ def replay_data(seats: list[str], code: str = "ABCDE") -> ReplayData:
     )
 
 
-def test_a_replay_reads_as_ddz_replay_prints_the_journal() -> None:
+def test_a_replay_reads_in_words_deal_by_deal_and_trick_by_trick() -> None:
+    # Was ddz-replay's journal lines: `S1 ♠3 ♥3 ♣3 ♦3  bomb`, `scores [12, -6, -6]`,
+    # `S2: a bot plays (timeouts)`, `triple_single`.
     data = replay_data(["Ann", "easy bot 1", "Bob"])
-    # describe_replay is checked against ddz-replay's own describe() over a real journal
-    assert "\n".join(replay_text(data)) == describe_replay(data).rstrip("\n")
-    shown = text(replay_lines(data, time.gmtime))
-    assert shown.startswith("replay of room ABCDE (private, 1 deal(s) of 3)  2023-11-14 22:13\n")
+    shown = text(replay_lines(data, local=time.gmtime))
+    assert shown.startswith("replay of room ABCDE · public · 1 deal(s) of 3 · 2023-11-14 22:13\n")
     assert "Ann (S1)   easy bot 1 (S2)   Bob (S3)" in shown
-    assert "   S1 ♠3 ♥3 ♣3 ♦3  bomb" in shown and "   S2 pass  (timeout)" in shown
-    assert "match over: totals [12, -6, -6], won by S1" in shown
+    assert "── deal 1 of 3 ── Ann (S1) bids first" in shown
+    assert "\n bidding\n   Ann (S1)           bids 3\n" in shown
+    assert "   Ann (S1)           is the landlord (base 3), takes the kitty ♦2 SJ BJ" in shown
+    assert "\n trick 1 of 1\n   Ann (S1)           ♠3 ♥3 ♣3 ♦3  BOMB  stake ×2\n" in shown
+    assert "   easy bot 1 (S2)    pass  (time ran out)" in shown
+    assert "   a bot plays for easy bot 1 (S2) (two timeouts)" in shown
+    assert "   deal over: the landlord, Ann (S1), wins (base 3 × multiplier 2: 1 bomb)" in shown
+    assert "   easy bot 1 (S2)       -6   total    -6" in shown
+    assert "match over: Ann (S1) wins" in shown
+    assert "totals: Ann (S1) +12 · easy bot 1 (S2) -6 · Bob (S3) -6" in shown
+    for internal in ("[", "]", "scores", "triple_single", " bomb ", "(timeouts)", "landlord win"):
+        assert internal not in shown, internal
 
 
 def test_a_replay_counts_void_deals_apart() -> None:
@@ -214,7 +222,7 @@ def test_a_replay_counts_void_deals_apart() -> None:
     void = data.deals[0].model_copy(update={"void": True, "end": None})
     data = data.model_copy(update={"deals": [void, *data.deals]})
     head = text(replay_lines(data))
-    assert "(private, 1 deal(s) of 3, 1 void (dealt again))" in head
+    assert "public · 1 deal(s) of 3 · 1 void (dealt again)" in head
 
 
 def test_a_replay_with_hostile_names_and_code_is_made_safe() -> None:
@@ -323,6 +331,16 @@ async def test_a_watcher_may_replay_but_not_ask_again(pipe: PipeInput, said: lis
     assert link.sent == [] and "you watched that match" in said[-1]
     await client.handle("replay")
     assert link.sent == [GetReplay(code="ABCDE")]
+
+
+async def test_a_replay_at_the_prompt_fits_the_terminal(
+    pipe: PipeInput, said: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, _ = client_with(None)
+    monkeypatch.setattr(client, "columns", lambda: 50)
+    await client.on_message(replay_data(["Ann", "easy bot 1", "Bob"]))
+    assert " trick 1 of 1" in said and "match over: Ann (S1) wins" in said
+    assert all(len(line) <= 50 for line in said)
 
 
 # --- the headless client's --again ----------------------------------------------------------

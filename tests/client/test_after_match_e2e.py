@@ -71,12 +71,15 @@ def test_two_finish_a_match_play_it_again_then_replay_it_and_list_it(
     shown = ddz(quick_server, homes["ann"], "replay", first.lower())
     assert shown.returncode == 0, shown.stderr
     text = shown.stdout
-    assert text.startswith(f"replay of room {first} (quick, 3 deal(s) of 3")  # (, N void)
+    assert text.startswith(f"replay of room {first} · quick · 3 deal(s) of 3")  # · N void
     assert "ann (S" in text and "bob (S" in text
-    deals = [line for line in text.splitlines() if line.startswith("== deal ")]
-    assert sorted(set(deals)) == ["== deal 1/3", "== deal 2/3", "== deal 3/3"]  # void ones too
-    assert text.count(" dealt ") == 3 * len(deals) and text.count("   kitty    ") == len(deals)
-    assert "match over: totals" in text
+    deals = [line.split(" ── ")[0] for line in text.splitlines() if line.startswith("── deal ")]
+    assert sorted({d.removesuffix(" (void)") for d in deals}) == [
+        "── deal 1 of 3", "── deal 2 of 3", "── deal 3 of 3"
+    ]  # fmt: skip
+    assert text.count("\n   kitty ") == len(deals) and text.count("\n bidding\n") == len(deals)
+    assert " trick 1 of " in text and "deal over: " in text and "match over: " in text
+    assert "_" not in text and "[" not in text  # no wire names, no lists
     raw = ddz(quick_server, homes["bob"], "--json", "replay", first)
     (data,) = messages(raw.stdout)
     played = [deal for deal in data["deals"] if not deal["void"]]  # a void deal is dealt again

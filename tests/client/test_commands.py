@@ -123,6 +123,7 @@ def test_check_play_says_what_is_wrong_in_the_servers_order() -> None:
 
 def ctx(**kw: object) -> c.TurnContext:
     base: dict[str, object] = {"hand": HAND, "action": "play", "may_pass": True}
+    base.update(in_room=True, phase="bidding" if kw.get("action") == "bid" else "playing")
     base.update(kw)
     return c.TurnContext(**base)  # type: ignore[arg-type]
 
@@ -144,7 +145,7 @@ def test_assess_while_typing() -> None:
 def test_assess_off_turn_and_for_watchers() -> None:
     off = ctx(action=None)
     verdict = c.assess("555 6", off)
-    assert verdict.level == "info" and "not your turn" in verdict.message
+    assert verdict.level == "info" and "'s turn to play" in verdict.message
     assert c.assess("555 6", ctx(seated=False, action=None)).level == "bad"
     assert c.assess("ready", off).level == "info"
 
@@ -157,6 +158,36 @@ def test_assess_bids() -> None:
     assert c.assess("pass", bidding).ok
     assert c.assess("pass", ctx(action="bid", may_pass=False)).level == "bad"
     assert c.assess("bid 2", ctx(action="play")).level == "bad"
+
+
+# --- issue 22: bids, passes and plays at the wrong time say what the server would --------
+
+
+def test_out_of_a_room_a_pass_or_cards_say_there_is_no_match() -> None:
+    # Was "it is not your turn" for pass and "you hold no 3" for 33.
+    for text in ("pass", "33", "bid 2"):
+        verdict = c.assess(text, c.TurnContext())
+        assert verdict.level == "bad"
+        assert verdict.message.startswith("there is no match to play in"), text
+        assert "practice" in verdict.message and "quick" in verdict.message
+        assert len(verdict.message) < 80  # a line of its own: the terminal does not break it
+
+
+def test_during_anothers_bid_a_digit_is_a_bid_out_of_turn() -> None:
+    # Was: `1` listed the pre-match commands and `2` was read as a single 2.
+    theirs = ctx(action=None, phase="bidding", turn_of="Ann (S2)")
+    assert c.parse_command("2", theirs.reading) == c.MakeBid(2)
+    for text in ("1", "2", "bid 3"):
+        assert c.assess(text, theirs) == c.Verdict("bad", "it is Ann (S2)'s turn to bid")
+    assert "it is Ann (S2)'s turn to bid" in c.assess("33", theirs).message
+
+
+def test_each_phase_without_a_turn_says_why() -> None:
+    assert "not started" in c.assess("pass", ctx(action=None, phase=None)).message
+    assert "ready" in c.assess("33", ctx(action=None, phase="between_deals")).message
+    assert "match is over" in c.assess("3", ctx(action=None, phase="over")).message
+    assert "resume" in c.assess("3", ctx(action=None, bot_holds=True)).message
+    assert c.assess("bid 2", ctx(action=None, phase="playing")).message == "the bidding is over"
 
 
 # --- hints ----------------------------------------------------------------------------
@@ -248,7 +279,7 @@ def test_a_word_outside_a_room_says_what_can_be_typed_there() -> None:
     waiting = c.assess("foo", c.TurnContext(in_room=True))
     assert "ready" in waiting.message and "leave" in waiting.message
     # In a deal, cards are what one types: the card reading's own reason stays.
-    assert "card rank" in c.assess("foo", ctx(in_room=True, playing=True)).message
+    assert "card rank" in c.assess("foo", ctx(in_room=True, phase="playing")).message
 
 
 @pytest.mark.parametrize(
@@ -275,8 +306,19 @@ def test_the_live_line_names_commands_in_words(text: str, words: str) -> None:
 
 
 def test_h_is_in_the_help() -> None:
-    assert "hint | h" in c.HELP_TEXT
-    assert "counter" in c.HELP_TEXT and "autopass" in c.HELP_TEXT
+    assert "hint | h" in c.help_text()
+    assert "counter" in c.help_text() and "autopass" in c.help_text()
+
+
+@pytest.mark.parametrize("width", [80, 120, 64, 40])
+def test_help_fits_the_terminal_and_breaks_no_word(width: int) -> None:
+    # Was laid out for about 95 columns: an 80-column terminal broke its words.
+    text = c.help_text(width)
+    assert all(len(line) <= width for line in text.splitlines())
+    said = [f"{title}:" for title, _ in c.HELP]
+    said += [f"{usage} {what}" for _, entries in c.HELP for usage, what in entries]
+    assert sorted(text.split()) == sorted(" ".join(said).split())
+    assert c.help_text() == c.help_text(80)
 
 
 def test_after_leaving_or_a_closed_room_nothing_is_my_turn() -> None:

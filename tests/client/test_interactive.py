@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 from prompt_toolkit.input import PipeInput
@@ -25,12 +26,14 @@ from protocol.messages import (
     PassRequest,
     PlayRequest,
     ReadyRequest,
+    RematchAsked,
     Request,
     SeatBot,
     SeatView,
     Snapshot,
     StartPractice,
     Watch,
+    Welcome,
 )
 from tests.client.helpers import bidding_done, card, end_of_deal, room, run, started, turn
 
@@ -87,6 +90,40 @@ async def test_nothing_is_sent_out_of_turn(pipe: PipeInput) -> None:
     client, link = client_with(state)
     await client.handle("3")
     await client.handle("pass")
+    assert link.sent == []
+
+
+async def test_out_of_turn_the_client_says_whose_turn_it_is(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "it is not your turn": the server's "it is Ann (S2)'s turn" never reached the player.
+    said = Said(monkeypatch)
+    bidding = run(TableState.from_room(room()), started(), turn(1, 0))
+    client, link = client_with(bidding)
+    for text in ("1", "2", "pass"):  # `1` listed the pre-match commands, `2` was a single 2
+        await client.handle(text)
+    assert said.lines == ["it is bot 1 (S2)'s turn to bid"] * 3
+    said.lines.clear()
+    client.state = run(bidding_done(TableState.from_room(room()), landlord=1), turn(2, 3, "play"))
+    await client.handle("33")
+    await client.handle("pass")
+    await client.handle("KK")  # not even held: whose turn it is comes first, as the server says
+    assert said.lines == ["it is bot 2 (S3)'s turn to play"] * 3
+    assert link.sent == []
+
+
+async def test_outside_a_room_pass_and_cards_say_there_is_no_match(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "it is not your turn" for pass and "you hold no 3" for 33.
+    said = Said(monkeypatch)
+    client, link = client_with(None)
+    await client.handle("pass")
+    await client.handle("33")
+    client.state = TableState.from_room(room()).apply(Left())
+    await client.handle("pass")
+    assert len(said.lines) == 3
+    assert all(line.startswith("there is no match to play in") for line in said.lines)
     assert link.sent == []
 
 
@@ -315,6 +352,98 @@ def test_the_panel_sits_under_the_prompt_not_at_the_screens_foot(pipe: PipeInput
 
 
 def test_the_menu_fits_80_columns() -> None:
-    text = plain(interactive.MENU)
-    assert all(len(line) <= 80 for line in text.splitlines())
-    assert "public" in text
+    lines = [plain(line) for line in interactive.menu_lines()]
+    assert all(len(line) <= 80 for line in [*lines, plain(interactive.LOBBY_PANEL)])
+    assert "public" in "\n".join(lines)
+
+
+class Welcomed(FakeLink):
+    """A fake link whose session was just opened."""
+
+    welcome = Welcome(token="t", player_id="p", name="me")
+
+
+async def test_ddz_alone_prints_a_menu_once(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ddz` with no subcommand printed a two-line word list, and the panel under the prompt
+    # the same list again.
+    said = Said(monkeypatch)
+    client = Interactive(Options(server="ws://unused", name="me"))
+    client.link = Welcomed()  # type: ignore[assignment]
+    await client.start()
+    panel = plain(client.toolbar()).splitlines()
+    menu = said.lines[1:]
+    assert menu[0] == "What would you like to do? Type one of:"
+    for word in ("practice", "quick", "create", "join CODE", "watch CODE", "history", "quit"):
+        # each on its own line with what it does
+        (line,) = [x for x in menu[1:] if word in x.split("  ")[0] + x.split("  ")[1]]
+        assert len(line.split()) > 4, line
+    assert len(panel) == 1 and panel[0] not in menu
+
+
+async def test_help_fits_the_terminals_width(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was laid out for about 95 columns whatever the terminal: words broke at column 80.
+    said = Said(monkeypatch)
+    client, _ = client_with(None)
+    for columns in (80, 56):
+        monkeypatch.setattr(client, "columns", lambda n=columns: n)
+        said.lines.clear()
+        await client.handle("help")
+        assert said.lines and all(len(line) <= columns for line in said.lines)
+        assert "hint | h | Tab" in said.text
+
+
+async def test_the_rematch_offer_counts_down_in_the_panel(
+    pipe: PipeInput, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "Ann wants a rematch: type again (30 s)" was printed once and never counted down.
+    said = Said(monkeypatch)
+    client, _ = client_with(None)
+    now = [1000.0]
+    client.clock = lambda: now[0]
+    offer = RematchAsked(code="ABCDE", seat=1, deadline=130.0, server_time=100.0, name="Ann")
+    await client.on_message(offer)
+    assert said.lines == ["Ann wants a rematch: type again (30 s)"]
+    panel = plain(client.toolbar()).splitlines()
+    assert panel[-1] == "Ann wants a rematch: type again (30 s)"
+    now[0] += 12
+    assert plain(client.toolbar()).splitlines()[-1] == "Ann wants a rematch: type again (18 s)"
+    now[0] += 18
+    assert "rematch" not in plain(client.toolbar())  # the seat is no longer held
+
+
+async def test_ctrl_c_clears_a_hint_put_at_the_prompt(
+    pipe: PipeInput, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `hint` put a play at the next prompt; Ctrl-C "cleared the line" and the next prompt
+    # showed the hint again.
+    said = Said(monkeypatch)
+    client = Interactive(Options(server=server, name="typist", keep_session=False))
+    buffer = client.session.default_buffer
+    task = asyncio.create_task(client.run())
+
+    async def until(what: Callable[[], bool], why: str) -> None:
+        deadline = time.monotonic() + 30
+        while not what():
+            assert time.monotonic() < deadline, f"timed out waiting: {why}"
+            await asyncio.sleep(0.02)
+
+    try:
+        pipe.send_text("practice 1 normal instant\r")
+        await until(lambda: client.context().action is not None, "my turn")
+        pipe.send_text("hint\r")
+        await until(lambda: buffer.text != "", "the hint at the prompt")
+        pipe.send_text("\x03")  # Ctrl-C
+        await until(lambda: "Ctrl-C clears the line" in said.text, "Ctrl-C")
+        await until(lambda: client.session.app.is_running, "the next prompt")
+        assert buffer.text == ""
+        pipe.send_text("quit\r")
+        await until(lambda: "quit again" in said.text, "the question")
+        pipe.send_text("quit\r")
+        assert await asyncio.wait_for(task, 10) == 0
+    finally:
+        if not task.done():
+            task.cancel()

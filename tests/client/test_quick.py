@@ -78,7 +78,7 @@ def test_the_lobby_words() -> None:
     assert isinstance(cmd.parse_command("list all"), cmd.Invalid)
     assert cmd.parse_command("leave") == cmd.LeaveRoom()  # unqueues while queued
     for word in ("quick", "unqueue", "list"):
-        assert word in cmd.COMMAND_WORDS and word in cmd.HELP_TEXT
+        assert word in cmd.COMMAND_WORDS and word in cmd.help_text()
 
 
 def test_the_quick_and_list_subcommands() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from prompt_toolkit.utils import get_cwidth
 
 from client.commands import Verdict
@@ -13,6 +14,7 @@ from client.render import (
     describe_last_play,
     event_lines,
     plain,
+    room_summary_line,
     table_panel,
     turn_line,
 )
@@ -27,7 +29,7 @@ from protocol.events import (
     SeatControl,
     TurnStarted,
 )
-from protocol.messages import SeatsChanged, SeatView, Snapshot
+from protocol.messages import RoomSummary, SeatsChanged, SeatView, Snapshot
 from tests.client.helpers import bidding_done, card, room, run, seats, started, turn
 
 
@@ -157,14 +159,42 @@ def test_the_header_names_the_bots_level_and_their_speed_apart() -> None:
 
 def test_a_public_room_is_announced_as_public() -> None:
     # `create 3 public` printed "(private, 3 deals)".
-    before = TableState.from_room(room(mode="private"))
-    after = replace(before, public=True)
-    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
+    public = TableState.from_room(room(mode="private").model_copy(update={"code": "D33BE"}))
+    snapshot = Snapshot(room=public.room)
+    text = "\n".join(plain(x) for x in event_lines(public, public, snapshot))
     assert "public" in text and "private" not in text
-    after = replace(before, public=False)
-    text = "\n".join(plain(x) for x in event_lines(before, after, Snapshot(room=after.room)))
-    assert "private" in text
-    assert "public" in plain(table_panel(replace(before, public=True), 0.0)).splitlines()[0]
+    private = TableState.from_room(room(mode="private").model_copy(update={"code": LONG_CODE}))
+    text = "\n".join(plain(x) for x in event_lines(private, private, Snapshot(room=private.room)))
+    assert "private" in text and "public" not in text
+    assert "public" in plain(table_panel(public, 0.0)).splitlines()[0]
+
+
+LONG_CODE = "K7P2Q-M4XTR"
+
+
+@pytest.mark.parametrize(("room_code", "kind"), [("D33BE", "public"), (LONG_CODE, "private")])
+@pytest.mark.parametrize("viewer", ["creator", "joiner", "watcher", "resumed"])
+def test_every_viewer_sees_whether_a_room_is_public(room_code: str, kind: str, viewer: str) -> None:
+    # "public" showed in the creator's header only: a joiner's and a resumed client's said
+    # nothing, a watcher's "watching room D33BE (private)".
+    seat = {"creator": 0, "joiner": 1, "watcher": None, "resumed": 0}[viewer]
+    view = room(your_seat=seat, mode="private").model_copy(update={"code": room_code})
+    state = TableState.from_room(view)
+    if viewer == "resumed":  # a restarted client: its first picture is the server's snapshot
+        state = TableState.from_snapshot(Snapshot(room=view))
+    lines = [plain(x) for x in event_lines(state, state, Snapshot(room=view))]
+    head = plain(table_panel(state, 0.0)).splitlines()[0]
+    other = "private" if kind == "public" else "public"
+    assert f" · {kind} · " in head and other not in head
+    assert f"({kind}" in lines[0] and other not in lines[0]
+
+
+def test_the_room_list_says_public() -> None:
+    # `ddz list` said "private" of a public room (only public rooms are listed).
+    listed = RoomSummary(
+        code="D33BE", mode="private", deals=3, deal_no=0, seats=["cat", "", ""], watchers=0
+    )
+    assert plain(room_summary_line(listed)).split()[1] == "public"
 
 
 def test_a_joiner_is_told_to_type_ready() -> None:
@@ -182,6 +212,52 @@ def test_a_joiner_is_told_to_type_ready() -> None:
     full[0] = full[0].model_copy(update={"ready": False})
     state = TableState.from_room(view.model_copy(update={"seats": full}))
     assert plain(turn_line(state, 0.0)) == "waiting for host to be ready"
+
+
+def _long_room(my_seat: int) -> TableState:
+    """A private room with a long code, long names, one seat empty, the host ready."""
+    seats = [
+        SeatView(kind="person", name="host-with-a-long-name-24", connected=True, ready=True),
+        SeatView(kind="person", name="joiner-with-a-long-name", connected=True),
+        SeatView(kind="empty"),
+    ]
+    update = {"seats": seats, "code": LONG_CODE, "watchers": 12}
+    return TableState.from_room(room(your_seat=my_seat, mode="private").model_copy(update=update))
+
+
+def panel_widths(state: TableState, now: float = 0.0) -> list[int]:
+    return [get_cwidth(line) for line in plain(table_panel(state, now)).splitlines()]
+
+
+def test_the_joiners_status_fits_80_columns() -> None:
+    # The joiner's line "waiting for 1 more player(s); code K7P2Q-M4XTR · type ready (or
+    # press Enter) when you are" was 89 columns: cut at 80.
+    joiner = _long_room(my_seat=1)
+    assert max(panel_widths(joiner)) <= 80
+    text = plain(table_panel(joiner, 0.0))
+    assert "waiting for 1 more player(s); code K7P2Q-M4XTR" in text
+    assert "type ready (or press Enter) when you are" in text
+
+
+def test_the_ready_creator_is_not_told_to_ready() -> None:
+    # The creator, readied by ddz as the room opened, was told "start with: ready".
+    creator = _long_room(my_seat=0)
+    lines = [plain(x) for x in event_lines(creator, creator, Snapshot(room=creator.room))]
+    assert "seat bots with: bot [LEVEL]" in "\n".join(lines)
+    assert "ready" not in "\n".join(lines) and "ready" not in plain(turn_line(creator, 0.0))
+
+
+def test_a_long_header_wraps_between_its_parts() -> None:
+    state = bidding_done(TableState.from_room(room(mode="private")))
+    seats = list(state.room.seats)
+    seats[1] = seats[1].model_copy(update={"level": "strong"})
+    seats[2] = seats[2].model_copy(update={"level": "normal"})
+    update = {"seats": seats, "code": LONG_CODE, "watchers": 200}
+    state = replace(state, room=state.room.model_copy(update=update))
+    assert max(panel_widths(state)) <= 80
+    head = plain(table_panel(state, 0.0)).split("\n")[:2]
+    assert head[0].startswith(f"room {LONG_CODE} · private · deal 1/3")
+    assert head[1] == "normal and strong bots, speed normal · 200 watching"
 
 
 def test_a_seat_that_plays_its_last_cards_is_out_not_0_cards_left() -> None:
@@ -260,3 +336,62 @@ def test_80_by_24_shows_the_whole_table_and_a_20_card_hand() -> None:
     assert all(get_cwidth(row) <= 80 for row in rows), max(rows, key=get_cwidth)
     # the prompt's own line and the panel leave more than half the screen to the log
     assert 1 + len(rows) <= 14
+
+
+# --- issue 22: the terminal's rough edges ----------------------------------------------------
+
+
+def test_no_your_turn_while_a_bot_holds_my_seat() -> None:
+    # "» your turn to play" was printed while a bot played the seat.
+    state = bidding_done(TableState.from_room(room()), landlord=1)
+    state = run(state, turn(2, 3, "play"), SeatControl(seat=0, bot=True, reason="timeouts"))
+    assert lines(state, turn(0, 4, "play")) == []
+    taken = state.apply(turn(0, 4, "play"))
+    snapshot_lines = [plain(x) for x in event_lines(taken, taken, Snapshot(room=taken.room))]
+    assert not any("your turn" in line for line in snapshot_lines)
+    # and, mine again, it is said
+    back = state.apply(SeatControl(seat=0, bot=False, reason="resume"))
+    assert lines(back, turn(0, 4, "play")) == ["» your turn to play"]
+
+
+def test_deal_summaries_break_lines_between_cards() -> None:
+    # A seat's remaining cards ran past column 80 and the terminal wrapped them mid-card.
+    state = bidding_done(TableState.from_room(room()))
+    full = sorted(card(r, s) for r in range(7, 12) for s in range(4))[:17]  # with the 10s
+    end = DealEnded(
+        deal_no=1,
+        landlord=0,
+        winner="landlord",
+        hands=[[], full, full[:3]],
+        score=ScoreBreakdown(
+            base=3, bombs=0, rockets=0, spring=False, anti_spring=False, multiplier=1,
+            scores=[6, -3, -3],
+        ),
+        totals=[6, -3, -3],
+    )  # fmt: skip
+    cards = plain(card_fragments(full)).split()
+    for width in (80, 60, 100):
+        shown = [plain(x) for x in event_lines(state, state.apply(end), end, width)]
+        assert all(get_cwidth(line) <= width for line in shown), (width, shown)
+        farmer = shown[shown.index(next(x for x in shown if "bot 1" in x)) :]
+        words = " ".join(farmer).split()
+        assert all(c in words for c in cards)  # every card whole
+        assert " ".join(cards) in " ".join(words)  # in order
+
+
+def test_the_match_result_keeps_within_the_width() -> None:
+    # "match over: easy bot 2 wins   totals: Tester (you) +0  easy bot 1 -3  easy bot 2 +3"
+    # ran past column 80: the terminal put "+3" on a line of its own.
+    view = room(your_seat=0).model_copy(
+        update={
+            "seats": [
+                s.model_copy(update={"name": "a-rather-long-name"})
+                for s in seats("me", "bot", "bot")
+            ]
+        }
+    )
+    state = TableState.from_room(view)
+    result = MatchEnded(totals=[0, -3, 3], winners=[2], deal_scores=[])
+    shown = lines(state, result)
+    assert all(get_cwidth(line) <= 80 for line in shown)
+    assert shown[-1].split()[-1] == "+3" and "totals:" in "\n".join(shown)

@@ -1,0 +1,105 @@
+"""``ddz replay CODE`` over a real server, on a terminal and into a pipe.
+
+Regression: it printed about 130 lines at once in the operator's journal format
+(``triple_single``, ``scores [-3, -3, 6]``). On a terminal it now shows one step at a time
+(the deal as dealt and bid, then trick by trick) and moves on a key; into a pipe it prints
+the whole match, readably.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.client.procs import DDZ_KEEPING
+
+TIMEOUT = 60.0
+#: What ends a screen of the pager: the line of where it is and the keys.
+FOOTER = re.compile(rb"deal 1/1 \xc2\xb7 step (\d+)/(\d+)")
+
+
+def ddz(server: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*DDZ_KEEPING, "--server", server, *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "XDG_STATE_HOME": str(home)},
+    )
+
+
+@pytest.fixture(scope="module")
+def played(server: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A one-deal practice played to its end under --auto: the session's home and the code."""
+    home = tmp_path_factory.mktemp("replayer")
+    words = ["practice", "1", "instant"]
+    done = ddz(server, home, "--name", "ann", "--auto", "normal", "--json", *words)
+    assert done.returncode == 0, done.stderr
+    match = re.search(r'"code":"([A-Z0-9-]+)"', done.stdout)
+    assert match is not None
+    return home, match.group(1)
+
+
+def test_into_a_pipe_the_whole_match_prints_readably(server: str, played: tuple[Path, str]) -> None:
+    home, code = played
+    shown = ddz(server, home, "replay", code)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert text.startswith(f"replay of room {code} · practice · 1 deal(s) of 1")
+    assert "\n bidding\n" in text and "\n trick 1 of " in text and "deal over: " in text
+    assert "match over: " in text and "   totals: ann (S1) " in text
+    assert "_" not in text and "[" not in text  # no wire names, no lists
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def read_until(fd: int, pattern: re.Pattern[bytes], seen: bytearray) -> re.Match[bytes]:
+    """Read the terminal until ``pattern`` shows in what came after ``seen``'s end."""
+    start = len(seen)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        match = pattern.search(seen, start)
+        if match is not None:
+            return match
+        left = deadline - time.monotonic()
+        assert left > 0, f"not shown: {pattern.pattern!r} in {bytes(seen[start:])!r}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:  # the process closed the terminal
+                continue
+
+
+def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, str]) -> None:
+    home, code = played
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [*DDZ_KEEPING, "--server", server, "replay", code],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env={**os.environ, "XDG_STATE_HOME": str(home), "TERM": "xterm", "COLUMNS": "80"},
+    )
+    os.close(secondary)
+    seen = bytearray()
+    try:
+        first = read_until(primary, FOOTER, seen)
+        screen = bytes(seen)
+        assert first.group(1) == b"1" and int(first.group(2)) >= 3  # bidding, tricks, end
+        assert b"bidding" in screen and b"trick 1 of" not in screen  # one step, not all
+        os.write(primary, b"\r")  # Enter: the first trick
+        assert read_until(primary, FOOTER, seen).group(1) == b"2"
+        os.write(primary, b"q")
+        assert proc.wait(TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(primary)
