@@ -50,46 +50,41 @@ class Style:
     weigh: Callable[[list[Play]], list[Play]]
 
 
-@dataclass(frozen=True)
 class Table:
-    """What one seat knows when it decides: see the module doc."""
+    """What one seat knows when it decides: see the module doc. (A plain class that works
+    its seats out once: the rollouts build one for every move they make.)"""
 
-    me: int
-    landlord: int
-    counts: Counts
-    #: Cards each seat holds.
-    sizes: Sequence[int]
-    unseen: Counts
+    __slots__ = (
+        "counts",
+        "danger",
+        "is_landlord",
+        "landlord",
+        "me",
+        "next_seat",
+        "opponent_max",
+        "opponents",
+        "partner",
+        "sizes",
+        "unseen",
+    )
 
-    @property
-    def is_landlord(self) -> bool:
-        return self.me == self.landlord
-
-    @property
-    def partner(self) -> int | None:
-        if self.is_landlord:
-            return None
-        return 3 - self.me - self.landlord
-
-    @property
-    def opponents(self) -> list[int]:
-        if self.is_landlord:
-            return [s for s in range(3) if s != self.me]
-        return [self.landlord]
-
-    @property
-    def next_seat(self) -> int:
-        return (self.me + 1) % 3
-
-    @property
-    def danger(self) -> int:
-        """The fewest cards an opponent holds."""
-        return min(self.sizes[s] for s in self.opponents)
-
-    @property
-    def opponent_max(self) -> int:
-        """The most cards an opponent holds: no opponent play is longer."""
-        return max(self.sizes[s] for s in self.opponents)
+    def __init__(
+        self, me: int, landlord: int, counts: Counts, sizes: Sequence[int], unseen: Counts
+    ) -> None:
+        self.me = me
+        self.landlord = landlord
+        self.counts = counts
+        #: Cards each seat holds.
+        self.sizes = sizes
+        self.unseen = unseen
+        self.is_landlord = me == landlord
+        self.partner: int | None = None if self.is_landlord else 3 - me - landlord
+        self.opponents = [s for s in range(3) if s != me] if self.is_landlord else [landlord]
+        self.next_seat = (me + 1) % 3
+        #: The fewest cards an opponent holds ...
+        self.danger = min(sizes[s] for s in self.opponents)
+        #: ... and the most: no opponent play is longer.
+        self.opponent_max = max(sizes[s] for s in self.opponents)
 
     def sure(self, group: Play) -> bool:
         """No opponent can beat this group with an ordinary play (bombs aside)."""
@@ -160,7 +155,8 @@ def bomb_order(group: Play) -> int:
 
 
 def answer(table: Table, to_beat: Play, by: int, style: Style) -> Play | None:
-    """The play over ``to_beat``, made by seat ``by``, or None to pass."""
+    """The play over ``to_beat``, made by seat ``by``, or None to pass: one of the plays
+    ``legal_plays_from_counts`` returns (the very object)."""
     answers = legal_plays_from_counts(table.counts, to_beat)
     if not answers:
         return None

@@ -102,30 +102,15 @@ def minus(counts: Counts, ranks: Iterable[Rank]) -> Counts:
 Chain = tuple[int, int, int]
 """(width, start index, length): a straight, pair chain or airplane part."""
 
-_COST_MEMO: dict[Counts, float] = {}
-_CHAINS_MEMO: dict[Counts, tuple[Chain, ...]] = {}
+_MEMO: dict[Counts, tuple[float, tuple[Chain, ...]]] = {}
 _MEMO_LIMIT = 400_000
-
-
-def _chains_in(counts: Counts) -> list[Chain]:
-    """Every straight (5+) and pair chain (3+) the counts hold. Airplanes are left to the
-    base split, which joins consecutive triples by itself."""
-    found: list[Chain] = []
-    for width, shortest in ((1, 5), (2, 3)):
-        run = 0
-        for i in range(ACE_INDEX, -1, -1):
-            run = run + 1 if counts[i] >= width else 0
-            for length in range(shortest, run + 1):
-                found.append((width, i, length))
-    return found
-
-
-def _without_chain(counts: Counts, chain: Chain) -> Counts:
-    width, start, length = chain
-    rest = list(counts)
-    for i in range(start, start + length):
-        rest[i] -= width
-    return tuple(rest)
+#: ``chain_cost`` of every chain a hand can hold, by (width, start, length).
+_CHAIN_COST = {
+    (width, start, length): chain_cost(width, start, length)
+    for width in (1, 2, 3)
+    for start in range(ACE_INDEX + 1)
+    for length in range(1, ACE_INDEX + 2 - start)
+}
 
 
 class _Unit(NamedTuple):
@@ -202,7 +187,7 @@ def _base_cost(counts: Counts) -> float:
         cost += ROCKET_COST
     for unit in split.units:
         length = unit.length
-        cost += TRIPLE_COST[unit.start] if length == 1 else chain_cost(3, unit.start, length)
+        cost += TRIPLE_COST[unit.start] if length == 1 else _CHAIN_COST[(3, unit.start, length)]
     for i in split.pairs:
         cost += PAIR_COST[i]
     for i in split.singles:
@@ -237,38 +222,35 @@ def _base_groups(counts: Counts) -> list[Play]:
     return groups
 
 
+def _search(counts: Counts) -> tuple[float, tuple[Chain, ...]]:
+    """Least cost of a split and the chains it takes out (memoised): every straight (5+)
+    and pair chain (3+) the counts hold is tried, and the rest goes to the base split
+    (which joins consecutive triples into airplanes by itself)."""
+    found = _MEMO.get(counts)
+    if found is not None:
+        return found
+    best: tuple[float, tuple[Chain, ...]] = (_base_cost(counts), ())
+    for width, shortest in ((1, 5), (2, 3)):
+        run = 0
+        for i in range(ACE_INDEX, -1, -1):
+            run = run + 1 if counts[i] >= width else 0
+            for length in range(shortest, run + 1):
+                rest = list(counts)
+                for j in range(i, i + length):
+                    rest[j] -= width
+                sub_cost, sub_chains = _search(tuple(rest))
+                total = sub_cost + _CHAIN_COST[(width, i, length)]
+                if total < best[0] - 1e-9:
+                    best = (total, ((width, i, length), *sub_chains))
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[counts] = best
+    return best
+
+
 def hand_cost(counts: Counts) -> float:
-    """The cost of the hand's best split (0 for an empty hand; memoised)."""
-    found = _COST_MEMO.get(counts)
-    if found is not None:
-        return found
-    best = _base_cost(counts)
-    for chain in _chains_in(counts):
-        total = hand_cost(_without_chain(counts, chain)) + chain_cost(*chain)
-        if total < best - 1e-9:
-            best = total
-    if len(_COST_MEMO) >= _MEMO_LIMIT:
-        _COST_MEMO.clear()
-    _COST_MEMO[counts] = best
-    return best
-
-
-def _best_chains(counts: Counts) -> tuple[Chain, ...]:
-    """The chains the hand's best split takes out (memoised)."""
-    found = _CHAINS_MEMO.get(counts)
-    if found is not None:
-        return found
-    best_cost = _base_cost(counts)
-    best: tuple[Chain, ...] = ()
-    for chain in _chains_in(counts):
-        rest = _without_chain(counts, chain)
-        total = hand_cost(rest) + chain_cost(*chain)
-        if total < best_cost - 1e-9:
-            best_cost, best = total, (chain, *_best_chains(rest))
-    if len(_CHAINS_MEMO) >= _MEMO_LIMIT:
-        _CHAINS_MEMO.clear()
-    _CHAINS_MEMO[counts] = best
-    return best
+    """The cost of the hand's best split (0 for an empty hand)."""
+    return _search(counts)[0]
 
 
 def decompose(counts: Counts) -> list[Play]:
@@ -276,11 +258,10 @@ def decompose(counts: Counts) -> list[Play]:
     rest = counts
     groups: list[Play] = []
     kinds = {1: Kind.STRAIGHT, 2: Kind.PAIR_CHAIN}
-    for chain in _best_chains(counts):
-        width, start, length = chain
+    for width, start, length in _search(counts)[1]:
         cards = tuple(RANKS[i] for i in range(start, start + length) for _ in range(width))
         groups.append(Play(kinds[width], RANKS[start], cards))
-        rest = _without_chain(rest, chain)
+        rest = minus(rest, cards)
     groups.extend(_base_groups(rest))
     return groups
 

@@ -287,5 +287,6 @@ def club(
         sizes=sizes,
         unseen=tuple([a[i] + b[i] for i in range(15)]),
     )
-    made = lead(table) if last is None else answer(table, last, last_seat, ROLLOUT_STYLE)
-    return None if made is None else cached(made)
+    if last is None:
+        return cached(lead(table))  # a group of the split: an equal play, not the kept one
+    return answer(table, last, last_seat, ROLLOUT_STYLE)
