@@ -102,6 +102,8 @@ class Reader:
                 obj = inspect.unwrap(obj)
             except ValueError:  # a wrapper that never ends (a mock)
                 return "unit"
+            # a hypothesis test: the body is the test it wraps
+            obj = getattr(getattr(obj, "hypothesis", None), "inner_test", obj)
         if isinstance(obj, types.ModuleType):
             return _source_layer(obj.__name__)
         module = getattr(obj, "__module__", None)
