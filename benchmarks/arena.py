@@ -29,8 +29,8 @@ landlord against two A farmers. Reported for A against B:
   against two normal farmers, the landlord's win rate on the hands it bid and on those it
   passed.
 
-``--budget`` (seconds per decision) goes to levels that take one: to ``policy_for`` when it
-has a ``budget`` parameter, else to the policy's ``budget`` attribute when it has one.
+``--budget`` (seconds per decision) goes to levels that take one: to the policy's ``budget``
+attribute when it has one (the strong bot).
 ``--out`` also writes the figures as JSON.
 """
 
@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import json
 import math
 import multiprocessing
@@ -70,8 +69,6 @@ def make_policy(level: str, rng: random.Random, budget: float | None) -> BotPoli
         cls = getattr(importlib.import_module(module), name)
         policy: BotPolicy = cls(rng)
         return policy
-    if budget is not None and "budget" in inspect.signature(policy_for).parameters:
-        return policy_for(level, rng=rng, budget=budget)  # type: ignore[call-arg]
     policy = policy_for(level, rng=rng)
     if budget is not None and hasattr(policy, "budget"):
         policy.budget = budget

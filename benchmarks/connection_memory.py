@@ -131,14 +131,14 @@ async def measure(counts: list[int], bare: bool) -> None:
             redis.wait()
     for ping in ("20", "none") if bare else ():
         port = free_port()
-        bare = subprocess.Popen([sys.executable, "-c", BARE_SERVER, str(port), ping])
+        plain = subprocess.Popen([sys.executable, "-c", BARE_SERVER, str(port), ping])
         try:
             await wait_for_port(port)
             label = f"bare websockets, keepalive {ping:>4}:"
-            print(f"{label:37s}{await slope(bare.pid, port, counts, False)}")
+            print(f"{label:37s}{await slope(plain.pid, port, counts, False)}")
         finally:
-            bare.terminate()
-            bare.wait()
+            plain.terminate()
+            plain.wait()
 
 
 def main() -> None:

@@ -67,7 +67,8 @@ def lead(player: DoudizhuPlayer) -> list[str]:
 
 def answer(player: DoudizhuPlayer, greater: DoudizhuPlayer) -> list[str]:
     """What RLCard computes for a player to answer ``greater``'s play ('pass' included)."""
-    return get_gt_cards(player, greater)
+    answers: list[str] = get_gt_cards(player, greater)
+    return answers
 
 
 def main() -> None:

@@ -104,7 +104,7 @@ def _no_address_caps() -> list[str]:
     this server knows)."""
     from server.settings import Settings
 
-    names = ("new_sessions_per_address", "max_connections_per_address")
+    names: tuple[str, ...] = ("new_sessions_per_address", "max_connections_per_address")
     names += ("failed_joins_per_address", "open_rooms_per_address")
     known = vars(Settings())
     return [arg for n in names if n in known for arg in ("--" + n.replace("_", "-"), "0")]

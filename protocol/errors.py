@@ -35,7 +35,6 @@ class ErrorCode(StrEnum):
     BID_NOT_HIGHER = "bid_not_higher"
     MUST_BID = "must_bid"  # the first bidder after three void deals may not pass
     LEADER_MUST_PLAY = "leader_must_play"
-    BAD_CARDS = "bad_cards"  # card text that does not parse
     CARDS_NOT_HELD = "cards_not_held"
     NOT_A_PLAY = "not_a_play"
     DOES_NOT_BEAT = "does_not_beat"

@@ -8,12 +8,14 @@ For speed (``benchmarks/legal_plays.py``) the generators make ints, not plays: e
 known by an int that sorts as ``hint_order`` does, so the result is one int sort and a lookup.
 Each play is built once and kept: those without kickers and the triples with one at import
 (550 of them), the others the first time a hand holds them, so that the cache holds at most
-one of each play there is (24,639 of at most 20 cards).
+one of each play there is (24,639 of at most 20 cards). ``legal_plays_from_counts`` is the
+same generator for callers that keep a hand as rank counts (the bots' searches), and the plays
+it returns are those kept objects: the same object each time, for the life of the process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
@@ -124,7 +126,7 @@ _FOUR_TWO_SINGLES = _kicker_kind(Kind.FOUR_TWO_SINGLES, 4, False)
 _FOUR_TWO_PAIRS = _kicker_kind(Kind.FOUR_TWO_PAIRS, 4, True)
 
 
-def _single_kickers(counts: list[int], lo: int, hi: int, n: int) -> Iterable[tuple[int, ...]]:
+def _single_kickers(counts: Sequence[int], lo: int, hi: int, n: int) -> Iterable[tuple[int, ...]]:
     """Multisets of ``n`` single kickers, each ascending: ranks outside ``lo..hi-1``, at most
     two of a rank, never both jokers."""
     cands: list[int] = []
@@ -143,14 +145,14 @@ def _single_kickers(counts: list[int], lo: int, hi: int, n: int) -> Iterable[tup
     return kicks
 
 
-def _pair_kickers(counts: list[int], lo: int, hi: int, n: int) -> Iterable[tuple[int, ...]]:
+def _pair_kickers(counts: Sequence[int], lo: int, hi: int, n: int) -> Iterable[tuple[int, ...]]:
     """Sets of ``n`` kicker pairs (as rank indices, ascending) of distinct ranks outside
     ``lo..hi-1``; jokers never pair."""
     return combinations([i for i in _PAIRABLE if counts[i] >= 2 and not lo <= i < hi], n)
 
 
 def _with_kickers(
-    counts: list[int], spec: _KickerKind, main: int, length: int, out: list[int]
+    counts: Sequence[int], spec: _KickerKind, main: int, length: int, out: list[int]
 ) -> None:
     """Append the sort keys of the plays whose main part is ``length`` ranks from index
     ``main``, ``spec.width`` cards each, with every kicker set the hand allows."""
@@ -171,7 +173,7 @@ def _with_kickers(
         out.append(key)
 
 
-def _chains(counts: list[int], width: int, length: int, above: int) -> list[int]:
+def _chains(counts: Sequence[int], width: int, length: int, above: int) -> list[int]:
     """Start indices, above ``above``, of the runs of ``length`` ranks within 3..A that hold
     ``width`` cards of each rank."""
     starts: list[int] = []
@@ -183,7 +185,7 @@ def _chains(counts: list[int], width: int, length: int, above: int) -> list[int]
     return starts
 
 
-def _answers(counts: list[int], to_beat: Play, out: list[int]) -> None:
+def _answers(counts: Sequence[int], to_beat: Play, out: list[int]) -> None:
     """Append the sort keys of the plays of ``to_beat``'s kind and size that beat it (bombs
     and the rocket aside)."""
     kind = to_beat.kind
@@ -227,7 +229,7 @@ def _answers(counts: list[int], to_beat: Play, out: list[int]) -> None:
                 _with_kickers(counts, spec, i, 1, out)
 
 
-def _lead(counts: list[int], out: list[int]) -> None:
+def _lead(counts: Sequence[int], out: list[int]) -> None:
     """Append the sort keys of every play the hand may lead."""
     singles = [i for i in range(15) if counts[i]]
     pairs = [i for i in singles if i < SJ_INDEX and counts[i] >= 2]
@@ -277,7 +279,15 @@ def _lead(counts: list[int], out: list[int]) -> None:
 def legal_plays(hand: Iterable[Rank], to_beat: Play | None = None) -> list[Play]:
     """Every distinct play ``hand`` can make that beats ``to_beat`` (any play when None),
     in hint order: ordinary plays from the smallest up, then bombs, then the rocket."""
-    counts = rank_counts(hand)
+    return legal_plays_from_counts(rank_counts(hand), to_beat)
+
+
+def legal_plays_from_counts(counts: Sequence[int], to_beat: Play | None = None) -> list[Play]:
+    """``legal_plays`` for a hand given as its rank counts (15 slots in ``Rank.index`` order,
+    3 first, the big joker last), for searches that keep hands that way.
+
+    The plays returned are kept for the life of the process: a play is the same object
+    every time it is returned, so a caller may key a cache on its identity."""
     keys: list[int] = []
     if to_beat is None:
         _lead(counts, keys)

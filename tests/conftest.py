@@ -1,5 +1,6 @@
-"""Fixtures shared by every test package: a real Redis, and a key prefix per test; and a
-check at the end of the run that it left no process behind."""
+"""Fixtures shared by every test package: a real Redis, and a key prefix per test; each
+test's layer marker (``tests/layers.py``); and a check at the end of the run that it left no
+process behind."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests import processes
+from tests.layers import mark_layers
 from tests.redis_server import RedisProcess, external_url, unique_prefix
 
 #: Seconds the end-of-run check gives processes still stopping (a Redis told to shut down
@@ -25,6 +27,12 @@ _MARKER = pytest.StashKey[str]()
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_MARKER] = processes.mark_session()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test gets its layer's marker (unit, integration, slow or browser), so that
+    ``-m unit`` runs the fast layer alone."""
+    mark_layers(items)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

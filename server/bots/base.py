@@ -1,7 +1,8 @@
 """The bot interface: a policy reads one seat's ``TableView`` and returns a request.
 
 A bot is given no hidden card: the view it reads is the very one a person in that seat gets.
-``decide`` turns a view into the request a person would send (bid, pass, play or ready).
+``decide`` turns a view into the request a person would send (bid, pass, play or ready);
+``policy_for`` makes a level's policy. The levels themselves need nothing from here.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from protocol.cards import Rank, card_rank
+from protocol.cards import Rank
 from protocol.events import TableView
 from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
-from protocol.plays import Play, classify
+from server.bots.easy import EasyBot
+from server.bots.normal import NormalBot
+from server.bots.strong import StrongBot
 
 
 class BotPolicy(Protocol):
@@ -25,20 +28,6 @@ class BotPolicy(Protocol):
     def play(self, view: TableView) -> tuple[Rank, ...] | None:
         """The ranks to play, or None to pass (only when the seat may pass)."""
         ...
-
-
-def hand_ranks(view: TableView) -> list[Rank]:
-    """The viewer's own hand as sorted ranks."""
-    if view.hand is None:
-        raise ValueError("a bot needs a seat's view, not a spectator's")
-    return sorted(card_rank(c) for c in view.hand)
-
-
-def table_play(view: TableView) -> Play | None:
-    """The play to beat, or None when the seat leads."""
-    if view.last_play is None:
-        return None
-    return classify(card_rank(c) for c in view.last_play.cards)
 
 
 def decide(policy: BotPolicy, view: TableView) -> Request | None:
@@ -64,10 +53,6 @@ def policy_for(level: str, rng: random.Random | None = None) -> BotPolicy:
     """The policy of a bot level. ``rng`` seeds the levels that draw at random (easy); without
     one they draw from a generator seeded by the view, so every level is a function of the
     view it is given."""
-    from server.bots.easy import EasyBot
-    from server.bots.normal import NormalBot
-    from server.bots.strong import StrongBot
-
     if level == "easy":
         return EasyBot(rng)
     if level == "normal":

@@ -18,7 +18,7 @@ from protocol.cards import Rank
 from protocol.events import TableView
 from protocol.legal import legal_plays
 from protocol.plays import Kind, Play
-from server.bots.base import hand_ranks, table_play
+from server.bots.view import hand_ranks, table_play
 
 #: Kinds a beginner leads; the rest (chains of pairs, airplanes, four with two) he misses.
 _BEGINNER_LEADS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.TRIPLE_SINGLE, Kind.STRAIGHT)

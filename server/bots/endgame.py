@@ -14,8 +14,9 @@ in one world share the work.
 
 from __future__ import annotations
 
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import Play
-from server.bots.sim import info, moves
+from server.bots.sim import info
 
 Hand = tuple[int, ...]
 Hands = tuple[Hand, Hand, Hand]
@@ -58,7 +59,7 @@ class Solver:
         key = (hand, 0 if last is None else id(last))
         found = self._moves.get(key)
         if found is None:
-            found = moves(list(hand), last)
+            found = legal_plays_from_counts(hand, last)
             found.sort(key=lambda p: -len(p.cards))
             self._moves[key] = found
         return found

@@ -16,11 +16,12 @@ across calls, so one deal's many look-ups of nearby hands are cheap.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from protocol.cards import RANKS, Rank, card_rank
 from protocol.events import TableView
-from protocol.legal import legal_plays
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import ACE_INDEX, BJ_INDEX, SJ_INDEX, Kind, Play
 
 Counts = tuple[int, ...]
@@ -88,11 +89,6 @@ def counts_of(ranks: Iterable[Rank]) -> Counts:
     return tuple(counts)
 
 
-def ranks_from(counts: Sequence[int]) -> list[Rank]:
-    """The sorted ranks that rank counts stand for."""
-    return [RANKS[i] for i in range(15) for _ in range(counts[i])]
-
-
 def minus(counts: Counts, ranks: Iterable[Rank]) -> Counts:
     """Counts with these ranks taken out (they must be there)."""
     out = list(counts)
@@ -108,26 +104,39 @@ Chain = tuple[int, int, int]
 
 _MEMO: dict[Counts, tuple[float, tuple[Chain, ...]]] = {}
 _MEMO_LIMIT = 400_000
+#: ``chain_cost`` of every chain a hand can hold, by (width, start, length).
+_CHAIN_COST = {
+    (width, start, length): chain_cost(width, start, length)
+    for width in (1, 2, 3)
+    for start in range(ACE_INDEX + 1)
+    for length in range(1, ACE_INDEX + 2 - start)
+}
 
 
-def _chains_in(counts: Counts) -> list[Chain]:
-    """Every straight (5+) and pair chain (3+) the counts hold. Airplanes are left to the
-    base split, which joins consecutive triples by itself."""
-    found: list[Chain] = []
-    for width, shortest in ((1, 5), (2, 3)):
-        run = 0
-        for i in range(ACE_INDEX, -1, -1):
-            run = run + 1 if counts[i] >= width else 0
-            for length in range(shortest, run + 1):
-                found.append((width, i, length))
-    return found
+class _Unit(NamedTuple):
+    """Consecutive triples (one, or an airplane) and the kickers they take: rank indices,
+    each a single (``width`` 1) or a pair (2); no kickers when ``width`` is 0."""
+
+    start: int
+    length: int
+    width: int
+    kickers: tuple[int, ...]
 
 
-def _base(counts: Counts) -> tuple[float, list[Play]]:
-    """The split of a hand with no straights or pair chains taken out: rocket, bombs, triples
-    (consecutive ones joined into airplanes) with the cheapest kickers, pairs and singles."""
-    groups: list[Play] = []
-    cost = 0.0
+class _BaseSplit(NamedTuple):
+    """The split of a hand with no straights or pair chains taken out, as rank indices."""
+
+    bombs: list[int]
+    rocket: bool
+    units: list[_Unit]
+    pairs: list[int]
+    singles: list[int]
+
+
+def _base_split(counts: Counts) -> _BaseSplit:
+    """Rocket, bombs, triples (consecutive ones joined into airplanes) with the cheapest
+    kickers worth taking, pairs and singles."""
+    bombs: list[int] = []
     singles: list[int] = []
     pairs: list[int] = []
     triples: list[int] = []
@@ -140,63 +149,99 @@ def _base(counts: Counts) -> tuple[float, list[Play]]:
         elif c == 3:
             triples.append(i)
         elif c == 4:
-            groups.append(Play(Kind.BOMB, RANKS[i], (RANKS[i],) * 4))
-            cost += BOMB_COST
-    if counts[SJ_INDEX] and counts[BJ_INDEX]:
+            bombs.append(i)
+    rocket = bool(counts[SJ_INDEX] and counts[BJ_INDEX])
+    if rocket:
         singles = singles[:-2]
-        groups.append(Play(Kind.ROCKET, Rank.SMALL_JOKER, (Rank.SMALL_JOKER, Rank.BIG_JOKER)))
-        cost += ROCKET_COST
-    # Join consecutive triples (within 3..A) into airplanes: (start, length).
-    units: list[tuple[int, int]] = []
+    # Join consecutive triples (within 3..A) into airplanes: [start, length].
+    runs: list[list[int]] = []
     for i in triples:
-        if units and i <= ACE_INDEX and units[-1][0] + units[-1][1] == i:
-            units[-1] = (units[-1][0], units[-1][1] + 1)
+        if runs and i <= ACE_INDEX and runs[-1][0] + runs[-1][1] == i:
+            runs[-1][1] += 1
         else:
-            units.append((i, 1))
+            runs.append([i, 1])
     # Kickers: the highest units first take the lowest singles or pairs worth attaching.
-    for start, length in reversed(units):
-        main = [RANKS[start + k] for k in range(length) for _ in range(3)]
+    units: list[_Unit] = []
+    for start, length in reversed(runs):
         s_gain = sum(SINGLE_COST[i] for i in singles[:length]) if len(singles) >= length else -1
         p_gain = sum(PAIR_COST[i] for i in pairs[:length]) if len(pairs) >= length else -1
-        unit_cost = TRIPLE_COST[start] if length == 1 else chain_cost(3, start, length)
         if max(s_gain, p_gain) > 0.25 * length:
             if s_gain >= p_gain:
                 kick, singles = singles[:length], singles[length:]
-                kickers = [RANKS[i] for i in kick]
-                kind = Kind.TRIPLE_SINGLE if length == 1 else Kind.AIRPLANE_SINGLES
+                units.append(_Unit(start, length, 1, tuple(kick)))
             else:
                 kick, pairs = pairs[:length], pairs[length:]
-                kickers = [RANKS[i] for i in kick for _ in range(2)]
-                kind = Kind.TRIPLE_PAIR if length == 1 else Kind.AIRPLANE_PAIRS
-            groups.append(Play(kind, RANKS[start], tuple(sorted(main + kickers))))
+                units.append(_Unit(start, length, 2, tuple(kick)))
         else:
-            kind = Kind.TRIPLE if length == 1 else Kind.AIRPLANE
-            groups.append(Play(kind, RANKS[start], tuple(main)))
-        cost += unit_cost
-    for i in pairs:
-        groups.append(Play(Kind.PAIR, RANKS[i], (RANKS[i], RANKS[i])))
+            units.append(_Unit(start, length, 0, ()))
+    return _BaseSplit(bombs, rocket, units, pairs, singles)
+
+
+def _base_cost(counts: Counts) -> float:
+    """The cost of ``_base_split``'s groups."""
+    split = _base_split(counts)
+    cost = 0.0
+    for _ in split.bombs:
+        cost += BOMB_COST
+    if split.rocket:
+        cost += ROCKET_COST
+    for unit in split.units:
+        length = unit.length
+        cost += TRIPLE_COST[unit.start] if length == 1 else _CHAIN_COST[(3, unit.start, length)]
+    for i in split.pairs:
         cost += PAIR_COST[i]
-    for i in singles:
-        groups.append(Play(Kind.SINGLE, RANKS[i], (RANKS[i],)))
+    for i in split.singles:
         cost += SINGLE_COST[i]
-    return cost, groups
+    return cost
+
+
+_UNIT_KINDS = {
+    (1, 0): Kind.TRIPLE,
+    (1, 1): Kind.TRIPLE_SINGLE,
+    (1, 2): Kind.TRIPLE_PAIR,
+    (2, 0): Kind.AIRPLANE,
+    (2, 1): Kind.AIRPLANE_SINGLES,
+    (2, 2): Kind.AIRPLANE_PAIRS,
+}
+
+
+def _base_groups(counts: Counts) -> list[Play]:
+    """``_base_split``'s groups as plays."""
+    split = _base_split(counts)
+    groups = [Play(Kind.BOMB, RANKS[i], (RANKS[i],) * 4) for i in split.bombs]
+    if split.rocket:
+        groups.append(Play(Kind.ROCKET, Rank.SMALL_JOKER, (Rank.SMALL_JOKER, Rank.BIG_JOKER)))
+    for start, length, width, kickers in split.units:
+        main = [RANKS[start + k] for k in range(length) for _ in range(3)]
+        kicks = [RANKS[i] for i in kickers for _ in range(width)]
+        kind = _UNIT_KINDS[(min(length, 2), width)]
+        cards = tuple(sorted(main + kicks)) if kicks else tuple(main)
+        groups.append(Play(kind, RANKS[start], cards))
+    groups.extend(Play(Kind.PAIR, RANKS[i], (RANKS[i], RANKS[i])) for i in split.pairs)
+    groups.extend(Play(Kind.SINGLE, RANKS[i], (RANKS[i],)) for i in split.singles)
+    return groups
 
 
 def _search(counts: Counts) -> tuple[float, tuple[Chain, ...]]:
-    """Least cost of a split and the chains it takes out (memoised)."""
+    """Least cost of a split and the chains it takes out (memoised): every straight (5+)
+    and pair chain (3+) the counts hold is tried, and the rest goes to the base split
+    (which joins consecutive triples into airplanes by itself)."""
     found = _MEMO.get(counts)
     if found is not None:
         return found
-    best: tuple[float, tuple[Chain, ...]] = (_base(counts)[0], ())
-    for chain in _chains_in(counts):
-        width, start, length = chain
-        rest = list(counts)
-        for i in range(start, start + length):
-            rest[i] -= width
-        sub_cost, sub_chains = _search(tuple(rest))
-        total = sub_cost + chain_cost(width, start, length)
-        if total < best[0] - 1e-9:
-            best = (total, (chain, *sub_chains))
+    best: tuple[float, tuple[Chain, ...]] = (_base_cost(counts), ())
+    for width, shortest in ((1, 5), (2, 3)):
+        run = 0
+        for i in range(ACE_INDEX, -1, -1):
+            run = run + 1 if counts[i] >= width else 0
+            for length in range(shortest, run + 1):
+                rest = list(counts)
+                for j in range(i, i + length):
+                    rest[j] -= width
+                sub_cost, sub_chains = _search(tuple(rest))
+                total = sub_cost + _CHAIN_COST[(width, i, length)]
+                if total < best[0] - 1e-9:
+                    best = (total, ((width, i, length), *sub_chains))
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
     _MEMO[counts] = best
@@ -210,16 +255,14 @@ def hand_cost(counts: Counts) -> float:
 
 def decompose(counts: Counts) -> list[Play]:
     """The hand's best split into groups (plays), which together use every card."""
-    _, chains = _search(counts)
-    rest = list(counts)
+    rest = counts
     groups: list[Play] = []
     kinds = {1: Kind.STRAIGHT, 2: Kind.PAIR_CHAIN}
-    for width, start, length in chains:
+    for width, start, length in _search(counts)[1]:
         cards = tuple(RANKS[i] for i in range(start, start + length) for _ in range(width))
         groups.append(Play(kinds[width], RANKS[start], cards))
-        for i in range(start, start + length):
-            rest[i] -= width
-    groups.extend(_base(tuple(rest))[1])
+        rest = minus(rest, cards)
+    groups.extend(_base_groups(rest))
     return groups
 
 
@@ -230,8 +273,7 @@ FULL_DECK: Counts = tuple([4] * 13 + [1, 1])
 
 def outstanding(view: TableView) -> Counts:
     """The cards this seat cannot see: not in its hand and not yet played (the kitty, once
-    shown, is in the landlord's hand or played, so it needs no extra care except that a
-    farmer knows which kitty cards the landlord still holds; see ``known_landlord_cards``)."""
+    shown, is in the landlord's hand or played, so it needs no extra care)."""
     left = list(FULL_DECK)
     for c in view.hand or ():
         left[card_rank(c) - 3] -= 1
@@ -241,37 +283,13 @@ def outstanding(view: TableView) -> Counts:
     return tuple(left)
 
 
-def known_landlord_cards(view: TableView) -> Counts:
-    """Kitty cards a farmer knows the landlord still holds: shown kitty cards not yet played
-    by the landlord (card ids are physical, so this is exact)."""
-    left = [0] * 15
-    if view.kitty is None or view.landlord is None or view.viewer_seat == view.landlord:
-        return tuple(left)
-    played = {c for p in view.plays if p.seat == view.landlord for c in p.cards}
-    for c in view.kitty:
-        if c not in played:
-            left[card_rank(c) - 3] += 1
-    return tuple(left)
-
-
-def can_be_beaten(play: Play, unseen: Counts, max_cards: int, bombs: bool = False) -> bool:
+def can_be_beaten(play: Play, unseen: Counts, max_cards: int) -> bool:
     """Whether some seat holding at most ``max_cards`` of the ``unseen`` cards could beat
-    ``play`` (with bombs and the rocket only when ``bombs``)."""
-    if play.kind is Kind.ROCKET:
+    ``play`` without a bomb or the rocket."""
+    if play.is_bomb_like or len(play.cards) > max_cards:
         return False
-    if bombs and (unseen[SJ_INDEX] and unseen[BJ_INDEX] and max_cards >= 2):
-        return True
-    if bombs and max_cards >= 4 and play.kind is not Kind.BOMB and 4 in unseen[:SJ_INDEX]:
-        return True
-    if len(play.cards) > max_cards and play.kind is not Kind.BOMB:
-        return False
-    answers = legal_plays(ranks_from(unseen), play)
-    return any((bombs or not a.is_bomb_like) and len(a.cards) <= max_cards for a in answers)
-
-
-def is_low_group(play: Play) -> bool:
-    """A group that leaves control to whoever answers it (not a 2, joker, bomb, ...)."""
-    return group_cost(play) > 0.5
+    answers = legal_plays_from_counts(unseen, play)
+    return any(not a.is_bomb_like and len(a.cards) <= max_cards for a in answers)
 
 
 __all__ = [
@@ -284,9 +302,6 @@ __all__ = [
     "decompose",
     "group_cost",
     "hand_cost",
-    "is_low_group",
-    "known_landlord_cards",
     "minus",
     "outstanding",
-    "ranks_from",
 ]

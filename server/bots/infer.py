@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 from protocol.cards import DECK_SIZE, card_rank
 from protocol.events import TableView
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import Play, classify
-from server.bots.sim import Counts, counts_of, info, moves
+from server.bots.sim import Counts, counts_of, info
 
 #: Weight of a world in which a seat passed on an opponent's play below an ace that it
 #: could have beaten without a bomb; ``_PASS_HIGH`` for a play of an ace or above.
@@ -128,7 +129,7 @@ def weight(k: Knowledge, hands: list[Counts]) -> float:
     for ev in k.evidence:
         hand = hands[ev.seat]
         then = [a + b for a, b in zip(hand, ev.later, strict=True)]
-        for m in moves(then, ev.to_beat):
+        for m in legal_plays_from_counts(then, ev.to_beat):
             if not info(m).bomb:
                 w *= ev.factor
                 break

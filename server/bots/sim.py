@@ -1,23 +1,19 @@
 """A fast deal simulator on rank counts, for the strong bot's rollouts and its end-game solver.
 
 A hand is a 15-slot list of counts indexed by ``Rank.index`` (3 at 0 .. big joker at 14).
-Moves are the cached ``Play`` objects of ``protocol.legal``: the generator is called on the
-counts directly (``moves``), so no rank list is built and no play is classified, and each
-play's effect on the counts is worked out once and kept (``info``).
+Moves are the kept ``Play`` objects of ``protocol.legal.legal_plays_from_counts``, called on
+the counts directly, so no rank list is built and no play is classified; each play's effect
+on the counts is worked out once and kept (``info``).
 
 Two rollout policies, each the same for all three seats; ``playout`` plays a deal to the end
 with either:
 
-- ``club``: the normal bot's heuristics (``server.bots.normal``) on counts: the cheapest
-  split of the hand (``split_cost``, the same cost as ``server.bots.hand.hand_cost`` without
-  building plays), low groups led first, sure winners cashed last, answers only when the
-  hand gets no worse, card counting from what the seat could know. About 1-2 ms a deal.
+- ``club``: the normal bot's play (``server.bots.club``) with the cautious ``ROLLOUT_STYLE``,
+  each seat counting cards from what it could know (the other two hands together). About
+  1-2 ms a deal.
 - ``greedy``: cheaper (about 0.2 ms a deal) and weaker: lead the lowest group without
   breaking pairs or triples, answer an opponent with the smallest play that breaks the
   least, let the partner's plays stand, keep bombs for when someone is close to going out.
-
-``moves`` uses ``protocol.legal``'s private generators on counts: that module's speed is
-what makes rollouts affordable in pure Python.
 """
 
 from __future__ import annotations
@@ -25,13 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from protocol.cards import Rank
-from protocol.legal import _BOMB, _PLAYS, _ROCKET, _answers, _lead
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import Kind, Play
+from server.bots.club import Style, Table, answer, lead
 
 Counts = list[int]
-SJ = 13
-BJ = 14
 #: Rank index of the 2: the first of the "control" ranks (2, small and big joker).
 TWO = 12
 ACE = 11
@@ -97,38 +91,12 @@ def info(play: Play) -> MoveInfo:
     return made
 
 
-def moves(counts: Counts, to_beat: Play | None) -> list[Play]:
-    """``protocol.legal.legal_plays`` on a counts list: every play the hand may make (lead
-    when ``to_beat`` is None), in hint order (ordinary plays from the lowest main rank, then
-    bombs, then the rocket)."""
-    keys: list[int] = []
-    if to_beat is None:
-        _lead(counts, keys)
-    else:
-        kind = to_beat.kind
-        if kind is Kind.ROCKET:
-            return []
-        above = -1
-        if kind is Kind.BOMB:
-            above = to_beat.rank - 3
-        else:
-            _answers(counts, to_beat, keys)
-        for i in range(above + 1, SJ):
-            if counts[i] == 4:
-                keys.append(_BOMB[i])
-        if counts[SJ] and counts[BJ]:
-            keys.append(_ROCKET)
-    keys.sort()
-    plays = _PLAYS
-    return [plays[k] for k in keys]
-
-
 def canonical(play: Play) -> Play:
     """The cached play equal to ``play`` (one from ``classify`` or a view is not cached)."""
     counts = [0] * 15
     for r in play.cards:
         counts[r - 3] += 1
-    for p in moves(counts, None):
+    for p in legal_plays_from_counts(counts, None):
         if p == play:
             return p
     raise ValueError(f"{play!r} is not a play")
@@ -140,12 +108,6 @@ def counts_of(indices: list[int]) -> Counts:
     for i in indices:
         counts[i] += 1
     return counts
-
-
-def apply(counts: Counts, play: Play) -> None:
-    """Take a play's cards out of a hand, in place."""
-    for i, c in info(play).takes:
-        counts[i] -= c
 
 
 def _break_cost(counts: Counts, takes: tuple[tuple[int, int], ...]) -> int:
@@ -171,7 +133,7 @@ def greedy(
     None when the seat leads. It sees the hand sizes and its own hand only."""
     hand = hands[seat]
     size = sizes[seat]
-    ms = moves(hand, last)
+    ms = legal_plays_from_counts(hand, last)
     if not ms:
         return None
     for m in ms:
@@ -289,7 +251,7 @@ def playout(
         turn = (turn + 1) % 3
 
 
-# --- the club policy: NormalBot's heuristics on counts, for stronger rollouts ------------
+# --- the club policy: the normal bot's play, for stronger rollouts ---------------------
 
 _CANON: dict[Play, Play] = {}
 
@@ -302,21 +264,9 @@ def cached(play: Play) -> Play:
     return found
 
 
-def _beatable(play: Play, unseen: Counts, max_cards: int) -> bool:
-    """Whether a seat with at most ``max_cards`` of the ``unseen`` cards could beat ``play``
-    without a bomb (``server.bots.hand.can_be_beaten`` on counts)."""
-    if play.kind is Kind.ROCKET or play.kind is Kind.BOMB:
-        return False
-    if len(play.cards) > max_cards:
-        return False
-    return any(not info(a).bomb and len(a.cards) <= max_cards for a in moves(unseen, play))
-
-
-def _without(hand: Counts, play: Play) -> tuple[int, ...]:
-    rest = list(hand)
-    for i, c in info(play).takes:
-        rest[i] -= c
-    return tuple(rest)
+#: The club player as the rollouts play him: more cautious answers than the normal bot's
+#: (``server.bots.normal.STYLE``), and at most the 40 smallest answers weighed, for speed.
+ROLLOUT_STYLE = Style(allow=-0.45, allow_near=0.35, allow_last=-0.3, weigh=lambda p: p[:40])
 
 
 def club(
@@ -327,221 +277,16 @@ def club(
     last: Play | None,
     last_seat: int,
 ) -> Play | None:
-    """``server.bots.normal.NormalBot``'s play on counts: split the hand into the cheapest
-    groups (``server.bots.hand``), lead low groups and cash sure winners last, answer only
-    when the hand does not get worse, and count cards (a seat's unseen cards are the other
-    two hands together, which is what that seat itself can know)."""
-    from server.bots.hand import decompose, group_cost
-
-    hand_cost = split_cost
-
-    hand = hands[seat]
-    size = sizes[seat]
-    ms = moves(hand, last)
-    if not ms:
-        return None
-    out = [m for m in ms if len(m.cards) == size]
-    if out:
-        return out[-1]
-    a, b = (seat + 1) % 3, (seat + 2) % 3
-    ha, hb = hands[a], hands[b]
-    unseen = [ha[i] + hb[i] for i in range(15)]
-    if seat == landlord:
-        partner = -1
-        danger = min(sizes[a], sizes[b])
-        opp_max = max(sizes[a], sizes[b])
-    else:
-        partner = 3 - seat - landlord
-        danger = opp_max = sizes[landlord]
-    counts = tuple(hand)
+    """The normal bot's play (``server.bots.club``) for ``seat``, in ``ROLLOUT_STYLE``; a
+    seat's unseen cards are the other two hands together, which is what it can know."""
+    a, b = hands[(seat + 1) % 3], hands[(seat + 2) % 3]
+    table = Table(
+        me=seat,
+        landlord=landlord,
+        counts=tuple(hands[seat]),
+        sizes=sizes,
+        unseen=tuple([a[i] + b[i] for i in range(15)]),
+    )
     if last is None:
-        groups = decompose(counts)
-        ordinary = [g for g in groups if not g.is_bomb_like]
-        bombs = [g for g in groups if g.is_bomb_like]
-        loose = [g for g in ordinary if _beatable(g, unseen, opp_max)]
-        if len(loose) <= 1:
-            sure = sorted((g for g in ordinary if g not in loose), key=lambda g: -len(g.cards))
-            bombs.sort(key=lambda g: 99 if g.kind is Kind.ROCKET else g.rank)
-            return cached([*sure, *bombs, *loose][0])
-        if partner >= 0:
-            short = sizes[partner]
-            if short == 1 and not (sizes[landlord] <= 2 and a == landlord):
-                return ms[0]
-            if short == 2 and a == partner:
-                pairs = [g for g in ordinary if g.kind is Kind.PAIR]
-                if pairs:
-                    return cached(min(pairs, key=lambda g: g.rank))
-        opponents = (a, b) if partner < 0 else (landlord,)
-        short_hands = {sizes[s] for s in opponents if sizes[s] <= 2}
-        if short_hands:
-            safe = [g for g in ordinary if len(g.cards) not in short_hands]
-            if safe:
-                return cached(min(safe, key=_lead_order))
-            if 1 in short_hands:
-                singles = [g for g in ordinary if g.kind is Kind.SINGLE]
-                if singles:
-                    top = max(singles, key=lambda g: g.rank)
-                    low = [g for g in singles if g is not top]
-                    sure_top = not _beatable(top, unseen, opp_max)
-                    return cached(low[0] if len(singles) == 2 and sure_top and low else top)
-        choices = [g for g in loose if g not in bombs] or ordinary or groups
-        return cached(min(choices, key=_lead_order))
-    ordinary = [m for m in ms if not info(m).bomb]
-    if len(ordinary) > 40:
-        ordinary = ordinary[:40]
-    bomb_moves = [m for m in ms if info(m).bomb]
-    before = hand_cost(counts)
-    best: Play | None = None
-    best_after = 0.0
-    for m in ordinary:
-        after = hand_cost(_without(hand, m))
-        if best is None or after < best_after - 1e-9:
-            best, best_after = m, after
-    if partner >= 0 and last_seat == partner:
-        landlord_cards = sizes[landlord]
-        if (
-            ordinary
-            and a == landlord
-            and landlord_cards <= 2
-            and len(last.cards) <= landlord_cards
-            and _beatable(last, unseen, landlord_cards)
-        ):
-            return ordinary[-1]
-        if best is None or sizes[partner] <= 2:
-            return None
-        rest = _without(hand, best)
-        if all(not _beatable(g, unseen, opp_max) for g in decompose(rest) if not g.is_bomb_like):
-            return best
-        if best_after - before <= -0.9 and group_cost(last) > 0.9 and best.rank < Rank.KING:
-            return best
-        return None
-    threat = danger
-    kind = last.kind
-    if best is not None and (
-        (kind is Kind.SINGLE and threat == 1) or (kind is Kind.PAIR and threat <= 2)
-    ):
-        return ordinary[-1]
-    if best is not None:
-        allow = -0.45
-        if threat <= 2:
-            allow = 5.0
-        elif threat <= 5:
-            allow = 0.35
-        elif partner >= 0 and a == landlord:
-            allow = -0.3
-        if best_after - before <= allow:
-            return best
-        rest = _without(hand, best)
-        loose_n = sum(
-            1 for g in decompose(rest) if not g.is_bomb_like and _beatable(g, unseen, opp_max)
-        )
-        if loose_n <= 1:
-            return best
-    if bomb_moves:
-        bomb = bomb_moves[0]
-        rest = _without(hand, bomb)
-        if (
-            sizes[last_seat] <= 4
-            or threat <= 3
-            or sum(
-                1 for g in decompose(rest) if not g.is_bomb_like and _beatable(g, unseen, opp_max)
-            )
-            <= 1
-            or (len(last.cards) >= 6 and threat <= 8)
-        ):
-            return bomb
-    return None
-
-
-def _lead_order(group: Play) -> float:
-    """Lead the low groups first, and of those the ones that shed more cards."""
-    return group.rank - 3 - 0.6 * len(group.cards)
-
-
-# --- the split's cost, as ``server.bots.hand.hand_cost``, without building plays ----------
-
-_COST_MEMO: dict[tuple[int, ...], float] = {}
-_COST_MEMO_LIMIT = 300_000
-_CHAIN_COST: dict[tuple[int, int, int], float] = {}
-
-
-def _tables() -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], float, float]:
-    from server.bots.hand import BOMB_COST, PAIR_COST, ROCKET_COST, SINGLE_COST, TRIPLE_COST
-
-    return SINGLE_COST, PAIR_COST, TRIPLE_COST, BOMB_COST, ROCKET_COST
-
-
-def _chain_cost(width: int, start: int, length: int) -> float:
-    key = (width, start, length)
-    found = _CHAIN_COST.get(key)
-    if found is None:
-        from server.bots.hand import chain_cost
-
-        found = _CHAIN_COST[key] = chain_cost(width, start, length)
-    return found
-
-
-def _base_cost(counts: tuple[int, ...]) -> float:
-    """``server.bots.hand._base``'s cost alone: rocket, bombs, triples joined into airplanes
-    with the cheapest kickers worth taking, pairs and singles."""
-    single_cost, pair_cost, triple_cost, bomb_cost, rocket_cost = _tables()
-    cost = 0.0
-    singles: list[int] = []
-    pairs: list[int] = []
-    triples: list[int] = []
-    for i in range(15):
-        c = counts[i]
-        if c == 1:
-            singles.append(i)
-        elif c == 2:
-            pairs.append(i)
-        elif c == 3:
-            triples.append(i)
-        elif c == 4:
-            cost += bomb_cost
-    if counts[SJ] and counts[BJ]:
-        singles = singles[:-2]
-        cost += rocket_cost
-    units: list[list[int]] = []
-    for i in triples:
-        if units and i <= ACE and units[-1][0] + units[-1][1] == i:
-            units[-1][1] += 1
-        else:
-            units.append([i, 1])
-    for start, length in reversed(units):
-        s_gain = sum(single_cost[i] for i in singles[:length]) if len(singles) >= length else -1
-        p_gain = sum(pair_cost[i] for i in pairs[:length]) if len(pairs) >= length else -1
-        cost += triple_cost[start] if length == 1 else _chain_cost(3, start, length)
-        if max(s_gain, p_gain) > 0.25 * length:
-            if s_gain >= p_gain:
-                singles = singles[length:]
-            else:
-                pairs = pairs[length:]
-    for i in pairs:
-        cost += pair_cost[i]
-    for i in singles:
-        cost += single_cost[i]
-    return cost
-
-
-def split_cost(counts: tuple[int, ...]) -> float:
-    """The cost of the hand's best split (``server.bots.hand.hand_cost``; memoized)."""
-    found = _COST_MEMO.get(counts)
-    if found is not None:
-        return found
-    best = _base_cost(counts)
-    for width, shortest in ((1, 5), (2, 3)):
-        run = 0
-        for i in range(ACE, -1, -1):
-            run = run + 1 if counts[i] >= width else 0
-            for length in range(shortest, run + 1):
-                rest = list(counts)
-                for j in range(i, i + length):
-                    rest[j] -= width
-                total = split_cost(tuple(rest)) + _chain_cost(width, i, length)
-                if total < best - 1e-9:
-                    best = total
-    if len(_COST_MEMO) >= _COST_MEMO_LIMIT:
-        _COST_MEMO.clear()
-    _COST_MEMO[counts] = best
-    return best
+        return cached(lead(table))  # a group of the split: an equal play, not the kept one
+    return answer(table, last, last_seat, ROLLOUT_STYLE)

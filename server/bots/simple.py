@@ -7,7 +7,7 @@ from protocol.cards import Rank
 from protocol.events import TableView
 from protocol.legal import legal_plays
 from protocol.plays import Kind, Play
-from server.bots.base import hand_ranks, table_play
+from server.bots.view import hand_ranks, table_play
 
 
 def _strength(hand: list[Rank]) -> int:

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 from protocol.cards import Rank, card_rank
 from protocol.events import TableView
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import Play
-from server.bots.base import table_play
 from server.bots.endgame import Solver, SolverLimit
 from server.bots.infer import Knowledge, bidding_world, deal_unknown, read_view, sample
 from server.bots.sim import (
@@ -49,10 +49,10 @@ from server.bots.sim import (
     counts_of,
     greedy,
     info,
-    moves,
     playout,
 )
 from server.bots.sim import canonical as canonical_play
+from server.bots.view import table_play
 
 #: Share of the time budget the search may use; the rest is for the answer's way back.
 BUDGET_SHARE = 0.85
@@ -71,7 +71,6 @@ class SearchStats:
     worlds: int = 0
     candidates: int = 0
     solved: int = 0
-    rolled: int = 0
     seconds: float = 0.0
 
 
@@ -165,7 +164,7 @@ class StrongBot:
         to_beat = table_play(view)
         if to_beat is not None:
             to_beat = canonical_play(to_beat)
-        legal = moves(k.mine, to_beat)
+        legal = legal_plays_from_counts(k.mine, to_beat)
         if not legal:
             return None
         size = sum(k.mine)
@@ -309,7 +308,6 @@ class StrongBot:
                         hands, landlord, turn, last, ls, turn_made, self.policy
                     )
                     doublings += more
-                    self.stats.rolled += 1
                 value = float(1 << doublings)
                 values.append(value if landlord_won == mine_landlord else -value)
             if len(values) < len(alive):

@@ -109,7 +109,6 @@ class Rejoin(_Message):
     code: str
 
 
-NodeMessage = Annotated[Forward | Answer | Adopt, Field(discriminator="t")]
 PlayerMessage = Annotated[
     PlayerFrames | PlayerFrame | EnteredRoom | LeftRoom | Replaced | Rejoin,
     Field(discriminator="t"),

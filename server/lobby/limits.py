@@ -45,10 +45,9 @@ CLAIM_GRACE = 30.0
 PRACTICE_BOTS = 2
 
 
-#: Bytes Redis holds (``used_memory``, measured) for a session; for a room waiting for
-#: players; and for a 9-deal match played out (its state and journal), the most a room holds.
+#: Bytes Redis holds (``used_memory``, measured) for a session, and for a 9-deal match played
+#: out (its state and journal), the most a room holds.
 SESSION_BYTES = 500
-WAITING_ROOM_BYTES = 1_300
 MATCH_BYTES = 45_000
 #: Bytes of an address's own keys (counters, open rooms, strong seats, waits).
 ADDRESS_BYTES = 2_000

@@ -242,6 +242,7 @@ def _deck_multisets(draw: st.DrawFn) -> Multiset:
     return tuple(sorted(cards))
 
 
+@pytest.mark.slow  # thousands of generated hands
 @settings(max_examples=3000, deadline=None)
 @given(cards=_deck_multisets())
 def test_classify_finds_a_play_exactly_when_the_spec_table_lists_one(cards: Multiset) -> None:

@@ -7,12 +7,13 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import Kind, Play, Rank, classify, legal_plays, parse_cards
-from protocol.cards import full_deck, ranks_of
-from protocol.legal import hint_order
+from protocol.cards import full_deck, rank_counts, ranks_of
+from protocol.legal import hint_order, legal_plays_from_counts
 
 
 def hand(text: str) -> list[Rank]:
@@ -69,6 +70,7 @@ def brute_force(cards: Sequence[Rank], to_beat: Play | None) -> set[Play]:
 # --- Properties -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # thousands of generated hands
 @settings(max_examples=1000, deadline=None)
 @given(cards=hands(), to_beat=tables())
 def test_every_legal_play_is_a_held_play_that_beats_the_table_once_in_hint_order(
@@ -94,6 +96,7 @@ def test_every_legal_play_is_a_held_play_that_beats_the_table_once_in_hint_order
     assert plays == sorted(plays, key=hint_order)
 
 
+@pytest.mark.slow  # thousands of generated hands
 @settings(max_examples=1000, deadline=None)
 @given(cards=hands(), to_beat=tables())
 def test_legal_answers_are_the_legal_leads_that_beat_the_table(
@@ -103,6 +106,7 @@ def test_legal_answers_are_the_legal_leads_that_beat_the_table(
     assert legal_plays(cards, to_beat) == [p for p in leads if to_beat is None or p.beats(to_beat)]
 
 
+@pytest.mark.slow  # thousands of generated hands
 @settings(max_examples=1000, deadline=None)
 @given(cards=hands(max_size=10), to_beat=tables())
 def test_brute_force_over_small_hands_finds_no_play_legal_plays_missed(
@@ -199,3 +203,16 @@ def test_a_lead_lists_ordinary_plays_by_main_rank_then_bombs_then_the_rocket() -
     assert kinds[-3:] == [Kind.BOMB, Kind.BOMB, Kind.ROCKET]
     assert texts(leads[-3:]) == ["3333", "2222", "SJ BJ"]
     assert str(leads[0]) == "3"
+
+
+@settings(max_examples=200, deadline=None)
+@given(cards=hands(), to_beat=tables())
+def test_plays_from_counts_are_the_same_plays_and_the_same_objects_each_time(
+    cards: list[Rank], to_beat: Play | None
+) -> None:
+    # the bots' searches keep hands as counts and key caches on the plays' identity
+    counts = rank_counts(cards)
+    plays = legal_plays_from_counts(counts, to_beat)
+    assert plays == legal_plays(cards, to_beat)
+    again = legal_plays_from_counts(tuple(counts), to_beat)
+    assert all(a is b for a, b in zip(plays, again, strict=True))

@@ -142,7 +142,8 @@ async def test_a_rolling_restart_of_every_process_loses_no_match(
     redis_url: str, tmp_path: Path
 ) -> None:
     """An upgrade: each process in turn is stopped (SIGTERM) and started again while a
-    9-deal private room plays on; its rooms and its players move to the others."""
+    6-deal private room plays on (three deals left after the third restart); its rooms and
+    its players move to the others."""
     prefix = unique_prefix()
     store = ["--redis-url", redis_url, "--key-prefix", prefix]
     extra = ("--lease-ttl", "3600", "--forward-timeout", "1")
@@ -155,11 +156,11 @@ async def test_a_rolling_restart_of_every_process_loses_no_match(
     base += ["--reconnect-for", "60"]
     # The host thinks like the strong bot (up to a second a move), so that the match outlasts
     # three restarts however fast the others play: with every seat instant, a busy machine
-    # saw the ninth deal end before the third process was back.
+    # saw a nine-deal match end before the third process was back.
     thinking = [*base[:2], "--auto", "strong", *base[4:]]
     clients: list[Client] = []
     try:
-        host = await Client.start(*thinking, "--name", "host", "create", "--deals", "9")
+        host = await Client.start(*thinking, "--name", "host", "create", "--deals", "6")
         clients.append(host)
         code = (await host.read_until(lambda m: m["type"] == "snapshot"))["room"]["code"]
         for name in ("ann", "bo"):

@@ -4,8 +4,6 @@ counter."""
 
 from __future__ import annotations
 
-import time
-
 from tests.web.browser import shoot, wait_until
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import shown, state
@@ -47,8 +45,7 @@ def test_languages_queue_rooms_and_the_card_counter(
     lobby.wait_for_selector("#quick-wait:not([hidden])")
     first = lobby.inner_text("#quick-text")
     assert "Waiting for players" in first and "bots in" in first
-    time.sleep(1.3)
-    assert lobby.inner_text("#quick-text") != first  # it counts
+    wait_until(lambda: lobby.inner_text("#quick-text") != first, 3, "the wait to count", page=lobby)
     shoot(lobby, "quick-wait-phone")
     lobby.tap("#quick-cancel")
     lobby.wait_for_selector("#quick-start:not([hidden])")

@@ -8,9 +8,10 @@ import random
 import pytest
 
 from protocol.cards import parse_cards
+from protocol.legal import legal_plays_from_counts
 from protocol.plays import Play
 from server.bots.endgame import Hands, Solver, SolverLimit
-from server.bots.sim import counts_of, info, moves
+from server.bots.sim import counts_of, info
 
 
 def hand(text: str) -> tuple[int, ...]:
@@ -28,7 +29,7 @@ def test_bomb_first_then_the_single_wins_for_the_landlord() -> None:
     hands = (hand("4444 3"), hand("5"), hand("6 7"))
     assert lead(0, hands, 0)
     single_three = next(
-        m for m in moves(list(hands[0]), None) if m.cards == tuple(parse_cards("3"))
+        m for m in legal_plays_from_counts(hands[0], None) if m.cards == tuple(parse_cards("3"))
     )
     after = (hand("4444"), hands[1], hands[2])
     assert not Solver(0).landlord_wins(after, 1, single_three, 0)
@@ -70,7 +71,7 @@ def _minimax(landlord: int, hands: Hands, turn: int, last: Play | None, last_sea
     if last_seat == turn:
         last = None
     want = turn == landlord
-    options: list[Play | None] = list(moves(list(hands[turn]), last))
+    options: list[Play | None] = legal_plays_from_counts(hands[turn], last)
     if last is not None:
         options.append(None)
     for m in options:

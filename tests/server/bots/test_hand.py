@@ -9,7 +9,7 @@ import pytest
 
 from protocol.cards import card_rank, full_deck, parse_cards
 from protocol.plays import Kind, classify
-from server.bots.hand import counts_of, decompose, hand_cost, minus
+from server.bots.hand import counts_of, decompose, group_cost, hand_cost, minus
 
 
 def split(text: str) -> list[str]:
@@ -61,3 +61,14 @@ def test_playing_a_group_of_the_split_lowers_the_cost() -> None:
         assert hand_cost(minus(counts, g.cards)) < before
     # Breaking the straight for a single costs more than leading the straight.
     assert hand_cost(minus(counts, parse_cards("5"))) > hand_cost(minus(counts, parse_cards("3-7")))
+
+
+def test_the_cost_is_the_cost_of_the_split_it_finds() -> None:
+    # hand_cost works the cost out without building plays; decompose builds them.
+    rng = random.Random(3)
+    for _ in range(500):
+        deck = full_deck()
+        rng.shuffle(deck)
+        counts = counts_of(card_rank(c) for c in deck[: rng.randint(1, 20)])
+        groups = decompose(counts)
+        assert hand_cost(counts) == pytest.approx(sum(group_cost(g) for g in groups))

@@ -148,23 +148,10 @@ def test_the_time_budget_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert searched > 0  # some decisions did search (others had one choice)
 
 
-def test_the_rollout_split_cost_is_the_normal_bots_hand_cost() -> None:
-    from server.bots.hand import hand_cost
-    from server.bots.sim import split_cost
-
-    rng = random.Random(3)
-    deck = [i for i in range(13) for _ in range(4)] + [13, 14]
-    for _ in range(500):
-        rng.shuffle(deck)
-        counts = [0] * 15
-        for i in deck[: rng.randint(1, 20)]:
-            counts[i] += 1
-        assert split_cost(tuple(counts)) == pytest.approx(hand_cost(tuple(counts)))
-
-
 @pytest.mark.parametrize("policy", ["club", "greedy"])
 def test_rollouts_play_legal_deals_to_the_end(policy: str) -> None:
-    from server.bots.sim import counts_of, moves, playout
+    from protocol.legal import legal_plays_from_counts
+    from server.bots.sim import counts_of, playout
     from server.bots.strong import ROLLOUTS
 
     rng = random.Random(8)
@@ -176,7 +163,7 @@ def test_rollouts_play_legal_deals_to_the_end(policy: str) -> None:
         sizes = [20, 17, 17]
         # Each move the policy makes is one of the legal moves.
         move = chosen(hands, sizes, 0, 0, None, 0)
-        assert move is not None and move in moves(hands[0], None)
+        assert move is not None and move in legal_plays_from_counts(hands[0], None)
         won, doublings = playout(hands, 0, 0, None, 0, [0, 0, 0], chosen)
         assert min(min(h) for h in hands) >= 0
         assert (sum(hands[0]) == 0) == won
