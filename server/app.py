@@ -80,6 +80,7 @@ from server.player_lock import PlayerLocks
 from server.player_replay import WATCHED_MAX, ReplayCache, replay_data
 from server.quick import QuickMatcher
 from server.rooms.room import Clocks, Room, RoomError
+from server.rooms.stored import room_from_stored
 from server.runner import RoomRunner
 from server.sessions import Session, Sessions
 from server.settings import BOT_DELAYS, Settings
@@ -550,7 +551,7 @@ class App:
             if runner is not None:
                 room = runner.room
             elif stored.data is not None:
-                room = Room.from_data(stored.data)
+                room = room_from_stored(stored.data)
             else:
                 continue
             if room.closed is not None:
@@ -657,7 +658,7 @@ class App:
         await self._require_free(session)
         code = normalize(code)
         data = await self.store.load_room(code)
-        old = None if data is None else Room.from_data(data)
+        old = None if data is None else room_from_stored(data)
         if old is None or session.player_id not in old.people():
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code!r}")
         if old.closed is None:
@@ -722,9 +723,9 @@ class App:
         data = await self.store.load_room(code)
         if data is None:
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
-        room = Room.from_data(data)
+        room = room_from_stored(data)
         room.check_replay(player, watched=await self.store.has_watched(code, player))
-        key = self.replays.key(data)
+        key = self.replays.key(data.state)
         built = self.replays.get(key)
         if built is None:
             built = replay_data(room, await self.store.read_log(code))

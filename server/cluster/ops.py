@@ -17,6 +17,7 @@ from protocol.codec import ProtocolError, decode, encode
 from protocol.errors import ErrorCode
 from protocol.messages import Request
 from server.cluster.messages import OpData, OpKind
+from server.rooms.change import Change
 from server.rooms.room import Delivery, Room, RoomError
 from server.runner import RoomRunner
 
@@ -77,16 +78,16 @@ async def apply_op(
     elif op.kind in ("join", "watch", "again"):
         now = clock()
 
-        def enter(room: Room) -> list[Delivery]:
+        def enter(room: Room) -> Change:
             if op.kind == "watch":
-                out = room.watch(player, max_watchers)
+                change = Change(room.watch(player, max_watchers))
             elif op.kind == "again":  # the snapshot shows a match it started: not again
-                out = [
-                    (p, m) for p, m in room.again(player, op.name, now, runner.rng) if p != player
-                ]
+                change = room.again(player, op.name, now, runner.rng)
+                change.deliveries = [(p, m) for p, m in change.deliveries if p != player]
             else:
-                out = room.join(player, op.name, now)
-            return [(player, room.snapshot_for(player, now)), *out]
+                change = Change(room.join(player, op.name, now))
+            change.deliveries.insert(0, (player, room.snapshot_for(player, now)))
+            return change
 
         await runner.change(enter)
     elif op.kind == "leave":
