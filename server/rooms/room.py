@@ -7,8 +7,12 @@ deliveries, (player id, message) pairs, and the journal records to store. Every 
 addressed by ``server/rooms/audience.py``, so a hidden card only ever goes to the seat that
 holds it. The state round-trips through plain data (``server/rooms/stored.py``).
 
-Its parts live beside it: the seats (``seating``), the watchers (``watchers``), a rematch's
-held seats (``rematch``), the quick-chat limit (``chat``).
+``Room`` is the top of three layers: its state and what it tells (``RoomState``,
+``server/rooms/state.py``), people coming and going (``Membership``, ``membership.py``),
+then here building a room, its requests and its end. Its parts live beside it as modules
+of their own: the seats (``seating``), the watchers (``watchers``), a rematch's held seats
+(``rematch``), the quick-chat limit (``chat``), the match as the room drives it
+(``table``), who a message reaches (``audience``).
 
 A room with no connected person is idle (bots and watchers keep nobody company): from the
 moment the last person went (``idle_since``, saved with the room, so a restart does not
@@ -19,12 +23,8 @@ beside the room), may have the replay once the room is closed (``check_replay``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 from protocol.cards import Rank
 from protocol.errors import ErrorCode
-from protocol.events import Message
 from protocol.messages import (
     BidRequest,
     BotLevel,
@@ -32,19 +32,14 @@ from protocol.messages import (
     BotSpeedChanged,
     Chat,
     ChatSaid,
-    Left,
     PassRequest,
     PlayRequest,
     ReadyRequest,
     Request,
     ResumeRequest,
-    RoomClosed,
     RoomMode,
-    RoomView,
     SeatBot,
-    SeatsChanged,
     SetBotSpeed,
-    Snapshot,
 )
 from server.game.commands import (
     Action,
@@ -59,65 +54,27 @@ from server.game.commands import (
 )
 from server.game.deal import SEATS, RandomSource
 from server.game.errors import AlreadyReady
-from server.game.journal import Record, close_record
-from server.game.match import Audience, Match, MatchConfig
+from server.game.journal import close_record
 from server.rooms import rematch, seating, table
-from server.rooms.audience import address, to_everyone
 from server.rooms.change import Actor as Actor
 from server.rooms.change import BotActor as BotActor
 from server.rooms.change import Change as Change
 from server.rooms.change import Delivery as Delivery
 from server.rooms.change import RoomError as RoomError
 from server.rooms.chat import said_at
+from server.rooms.membership import Membership
 from server.rooms.seating import Seat as Seat
-from server.rooms.watchers import add_watcher, drop_watcher
+from server.rooms.state import Clocks as Clocks
+from server.rooms.state import CloseReason as CloseReason
 
 #: Seconds a running clock has at least when its room comes back after a crash or a
 #: takeover (or its full length, when shorter): a person back from a restart has the time
 #: to see whose turn it is.
 RESUME_FLOOR = 5.0
-CloseReason = Literal["match_over", "everyone_left", "abandoned"]
 
 
-@dataclass
-class Clocks:
-    """Seconds for each clock of a timed room."""
-
-    bid: float
-    play: float
-    ready: float
-
-
-@dataclass
-class Room:
-    code: str
-    mode: RoomMode
-    deals: int
-    seats: list[Seat]
-    creator: str | None = None
-    public: bool = False
-    clocks: Clocks | None = None
-    bot_speed: BotSpeed = "normal"
-    watchers: list[str] = field(default_factory=list)
-    match: Match | None = None
-    closed: str | None = None
-    version: int = 0
-    #: When the last connected person went (None while someone is here); kept on close.
-    idle_since: float | None = None
-    #: Whether a person made a move (bid, pass, play) in the match: a match nobody played
-    #: is not worth keeping once closed (see ``worth_keeping``).
-    played: bool = False
-    saved_at: float | None = None
-    """Wall-clock time of the room's last save (``saved``): after a crash or a takeover,
-    how much time its clock had left then (``resume_clocks``)."""
-    #: Each seat's quick-chat times in the last ``chat.CHAT_WINDOW`` seconds.
-    chat_times: list[list[float]] = field(default_factory=lambda: [[], [], []])
-    #: The room this one is a rematch of, and until when its held seats are kept.
-    rematch_of: str | None = None
-    hold_until: float | None = None
-    _journal: list[Record] = field(default_factory=list, compare=False, repr=False)
-    """Journal records made and not yet handed out: by a ``Change``, or (a match started
-    as the room was built, before its first save) by ``take_journal``. Runtime only."""
+class Room(Membership):
+    """A room (see the module): built, asked, and ended."""
 
     # --- building -------------------------------------------------------------------
 
@@ -174,113 +131,7 @@ class Room:
         room._start_if_ready(now, rng)
         return room
 
-    def invites(self, asker: str, now: float) -> list[Delivery]:
-        """Tell each person whose seat is held that ``asker`` wants another match."""
-        seat = self.seat_of(asker)
-        if self.rematch_of is None or seat is None or self.hold_until is None:
-            return []
-        return rematch.invites(self.seats, self.rematch_of, seat, self.hold_until, now)
-
-    # --- who is who -----------------------------------------------------------------
-
-    def seat_of(self, player_id: str) -> int | None:
-        return seating.seat_of(self.seats, player_id)
-
-    def held_seat(self, player_id: str) -> int | None:
-        return seating.held_seat(self.seats, player_id)
-
-    def people(self) -> list[str]:
-        return seating.people(self.seats)
-
-    def seated(self) -> list[str]:
-        return seating.seated(self.seats)
-
-    def connected_people(self) -> list[str]:
-        return seating.connected_people(self.seats)
-
-    def seat_label(self, seat: int) -> str:
-        return seating.seat_label(self.seats, seat)
-
-    def name_for(self, seat: int, name: str) -> str:
-        return seating.name_for(self.seats, seat, name)
-
-    def place_bot(self, seat: int, level: BotLevel) -> None:
-        self.seats[seat] = seating.bot_seat(self.seats, seat, level)
-
-    def members(self) -> list[str]:
-        """Everyone in the room: seated persons (present or not) and watchers."""
-        return self.seated() + self.watchers
-
-    def is_member(self, player_id: str) -> bool:
-        """Seated (and not gone) or watching."""
-        return player_id in self.watchers or player_id in self.seated()
-
-    def bot_seats(self) -> list[int]:
-        """Seats a bot acts for now: bot seats, and persons' seats a bot took over."""
-        return [i for i in range(SEATS) if self.bot_acts_for(i)]
-
-    def bot_acts_for(self, seat: int) -> bool:
-        s = self.seats[seat]
-        if s.kind == "bot":
-            return True
-        taken = self.match is not None and self.match.bot_control[seat]
-        return s.kind == "person" and (taken or s.left)
-
-    @property
-    def timed(self) -> bool:
-        return self.clocks is not None
-
-    def view_for(self, player_id: str | None, now: float) -> RoomView:
-        """The room as this player may see it (a watcher, or None, sees no hand)."""
-        seat = None if player_id is None else self.seat_of(player_id)
-        return RoomView(
-            code=self.code,
-            mode=self.mode,
-            deals=self.deals,
-            seats=seating.seat_views(self.seats),
-            watchers=len(self.watchers),
-            your_seat=seat,
-            creator_seat=None if self.creator is None else self.seat_of(self.creator),
-            bot_speed=self.bot_speed,
-            timed=self.timed,
-            version=self.version,
-            table=None if self.match is None else self.match.view_for(seat, now),
-        )
-
-    def snapshot_for(self, player_id: str, now: float) -> Snapshot:
-        return Snapshot(room=self.view_for(player_id, now))
-
-    def _to_everyone(self, message: Message) -> list[Delivery]:
-        return to_everyone(self.seats, self.watchers, message)
-
-    def _seats_changed(self) -> list[Delivery]:
-        views = seating.seat_views(self.seats)
-        return self._to_everyone(SeatsChanged(seats=views, watchers=len(self.watchers)))
-
-    def _address(self, outgoing: list[tuple[Audience, Message]]) -> list[Delivery]:
-        return address(outgoing, self.seats, self.watchers)
-
-    # --- the journal and saves --------------------------------------------------------
-
-    def _change(self, deliveries: list[Delivery]) -> Change:
-        """The change just made: its deliveries, and the journal records made with it."""
-        records, self._journal = self._journal, []
-        return Change(deliveries, records)
-
-    def take_journal(self) -> list[Record]:
-        """Journal records no ``Change`` carried: a match started as the room was built,
-        stored with its first save."""
-        return self._change([]).journal
-
-    def saved(self, at: float) -> None:
-        """The room is written as it stands at ``at`` (wall clock), its ``saved_at``."""
-        self.saved_at = at
-
     # --- requests ---------------------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self.closed is not None:
-            raise RoomError(ErrorCode.NO_ROOM, "this room is closed")
 
     def handle(self, actor: Actor, request: Request, now: float, rng: RandomSource) -> Change:
         """Apply one request from a person or a bot; raise having changed nothing if refused."""
@@ -393,117 +244,7 @@ class Room:
         self.seats[seat].ready = True
         return self._seats_changed() + self._start_if_ready(now, rng)
 
-    def _start_if_ready(self, now: float, rng: RandomSource) -> list[Delivery]:
-        """Start the match once every seat is filled and ready (a held seat is not)."""
-        if self.match is not None or not all(s.kind != "empty" and s.ready for s in self.seats):
-            return []
-        self.hold_until = None
-        first = self.seat_of(self.creator) if self.mode == "practice" and self.creator else None
-        return self.start_match(now, rng, first_bidder=first)
-
-    def start_match(
-        self, now: float, rng: RandomSource, first_bidder: int | None = None
-    ) -> list[Delivery]:
-        """Deal the first deal; everyone present gets their snapshot's events. Its journal
-        records go with the change that started it (or the room's first save)."""
-        clocks = self.clocks
-        config = MatchConfig(
-            deals=self.deals,
-            bid_timeout=clocks.bid if clocks else None,
-            play_timeout=clocks.play if clocks else None,
-            ready_timeout=clocks.ready if clocks else None,
-        )
-        self.match, outgoing, records = table.start(config, now, rng, first_bidder)
-        self._journal += records
-        return self._address(outgoing)
-
-    # --- people come and go -----------------------------------------------------------
-
-    def join(self, player_id: str, name: str, now: float) -> list[Delivery]:
-        """A person takes the first empty seat (private rooms, before the match)."""
-        self._check_open()
-        if self.seat_of(player_id) is not None:
-            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
-        seating.sit_down(self.seats, player_id, name, self.mode, self.match is not None)
-        drop_watcher(self.watchers, player_id)
-        self.version += 1
-        return self._seats_changed()
-
-    def again(self, player_id: str, name: str, now: float, rng: RandomSource) -> Change:
-        """A person asks for this rematch (``rematch.take_seat``); the match starts when
-        every seat is ready."""
-        self._check_open()
-        if self.rematch_of is None:
-            raise RoomError(ErrorCode.NOT_ALLOWED, "this room is not a rematch")
-        if self.seat_of(player_id) is not None:
-            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
-        rematch.take_seat(self.seats, player_id, name, self.mode, self.match is not None)
-        drop_watcher(self.watchers, player_id)
-        if not any(s.held for s in self.seats):
-            self.hold_until = None
-        self.version += 1
-        out = self._seats_changed() + self.invites(player_id, now)
-        return self._change(out + self._start_if_ready(now, rng))
-
-    def hold_over(self, now: float, rng: RandomSource) -> Change:
-        """The rematch's hold ended (``rematch.hold_ends``), and the match starts if every
-        seat is ready. RoomError before then (a stale timer)."""
-        self._check_open()
-        if self.hold_until is None or now < self.hold_until:
-            raise RoomError(ErrorCode.NOT_ALLOWED, "no seat is held past its time")
-        rematch.hold_ends(self.seats, self.mode)
-        self.hold_until = None
-        self.version += 1
-        return self._change(self._seats_changed() + self._start_if_ready(now, rng))
-
-    def watch(self, player_id: str, max_watchers: int = 0) -> list[Delivery]:
-        """A person starts watching; past ``max_watchers`` (0: no cap) the room is full."""
-        self._check_open()
-        if self.seat_of(player_id) is not None:
-            raise RoomError(ErrorCode.ALREADY_SEATED, "you have a seat in this room")
-        if add_watcher(self.watchers, player_id, max_watchers):
-            self.version += 1
-        return self._seats_changed()
-
-    def leave(self, player_id: str) -> list[Delivery]:
-        """A person leaves (their seat empties before the match, a bot plays it during the
-        match) or a watcher stops watching. The room closes when no person is left."""
-        self._check_open()
-        out: list[Delivery] = [(player_id, Left())]
-        if not drop_watcher(self.watchers, player_id):
-            seat = self.seat_of(player_id)
-            if seat is None:
-                raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
-            seating.stand_up(self.seats, seat, self.mode, self.match is not None)
-        self.version += 1
-        if not self.seated():
-            return out + self._close("everyone_left")
-        return out + self._seats_changed()
-
-    def all_disconnected(self) -> list[Delivery]:
-        """After a restart nobody is connected yet; each comes back with their token."""
-        for seat in self.seats:
-            if seat.kind == "person" and seat.connected:
-                seat.connected = False
-                self.version += 1
-        return []
-
-    def gone(self, player_id: str) -> list[Delivery]:
-        """A person's connection ended: a watcher stops watching (nobody is left to send
-        to, and a watcher has no seat to come back to); a seated person's seat is marked
-        disconnected, theirs until they come back."""
-        if drop_watcher(self.watchers, player_id):
-            self.version += 1
-            return self._seats_changed()
-        return self.set_connected(player_id, False)
-
-    def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
-        seat = self.seat_of(player_id)
-        if seat is None or self.seats[seat].connected == connected:
-            return []
-        self.seats[seat].connected = connected
-        self.version += 1
-        return self._seats_changed()
+    # --- idle rooms and the end -------------------------------------------------------
 
     def resume_clocks(self, now: float, floor: float = RESUME_FLOOR) -> list[Delivery]:
         """The room comes back after its process was down or while it was taken over: the
@@ -519,8 +260,6 @@ class Room:
         if out:
             self.version += 1
         return self._address(out)
-
-    # --- idle rooms and the end -------------------------------------------------------
 
     def note_presence(self, now: float) -> None:
         """Start the idle clock when no person is connected, stop it when one is. The
@@ -572,15 +311,3 @@ class Room:
             )
         if self.match is None:
             raise RoomError(ErrorCode.NO_ROOM, f"no match was played in room {self.code}")
-
-    @property
-    def worth_keeping(self) -> bool:
-        """Whether a closed room's record is kept for ``finished_ttl`` (its journal is what
-        replay reads): its match ran to the end, or a person played in it. A waiting room
-        everyone left, or a match closed before any person moved, is not."""
-        return self.closed == "match_over" or self.played
-
-    def _close(self, reason: CloseReason) -> list[Delivery]:
-        out = self._to_everyone(RoomClosed(reason=reason))
-        self.closed = reason
-        return out
