@@ -15,7 +15,7 @@ msgpack, websockets or asyncio take the group of the project code that called th
   directory and routing (``RoomDirectory.op``, ``apply_op``), the metrics.
 - ``Room.handle and Match``: ``server/rooms``, ``server/game``, the legal-play checks, and
   the server events they build (pydantic models validated as they are made).
-- ``pack, save, Redis client``: ``Room.to_data``, ``pack``, ``RoomRunner._save``,
+- ``pack, save, Redis client``: ``room_to_data``, ``pack``, ``RoomRunner._save``,
   ``server/store`` and redis-py/hiredis under them.
 - ``fan-out: encode, write``: ``Hub.deliver``, ``protocol.codec.encode``, websockets framing
   and the socket writes, the relay.
@@ -57,6 +57,8 @@ GROUPS = (
 #: (path fragment, function or None for any, group): the first that matches a frame wins.
 RULES: tuple[tuple[str, str | None, str], ...] = (
     ("", "to_data", "pack, save, Redis client"),
+    ("", "room_to_data", "pack, save, Redis client"),
+    ("", "step_record", "pack, save, Redis client"),
     ("", "take_journal", "pack, save, Redis client"),
     ("server/runner.py", "_save", "pack, save, Redis client"),
     ("server/runner.py", "stored", "pack, save, Redis client"),

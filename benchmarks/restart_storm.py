@@ -33,8 +33,11 @@ import time
 from pathlib import Path
 
 from server.rooms.room import Clocks, Room
+from server.rooms.stored import room_to_data
+from server.store.base import RoomWrite
+from server.store.codec import pack
 from server.store.embedded import redis_server_binary
-from server.store.redis_store import RedisStore, pack
+from server.store.redis_store import RedisStore
 
 PREFIX = "storm:"
 CLOCK = 600.0
@@ -76,12 +79,12 @@ async def write_rooms(url: str, n: int, node: str, lease_ttl: float, old: bool =
                 people = [(f"{code}-p{i}", f"p{i}") for i in range(3)]
                 room = Room.quick(code, people, clocks)
                 room.start_match(time.time(), rng)
-                room.saved_at = time.time()
-                fields = room.to_data()
+                room.saved(time.time())
+                fields = room_to_data(room)
                 if old:  # a server from before rooms kept it would refuse the field
                     del fields["saved_at"]
                 data = pack(fields)
-                await store.save_room(code, -1, room.version, data, room.take_journal())
+                await store.save_room(RoomWrite(code, -1, room.version, data, room.take_journal()))
 
             await asyncio.gather(*(one(code) for code in batch))
             await store.acquire_leases(batch, node, lease_ttl)

@@ -30,9 +30,12 @@ import time
 from server.bots import decide, policy_for
 from server.hub import Hub
 from server.rooms.room import BotActor, Room, Seat
-from server.runner import RoomRunner
+from server.rooms.stored import room_to_data
+from server.runner import RoomRunner, RunnerDeps
+from server.store.base import RoomWrite
+from server.store.codec import pack
 from server.store.embedded import EmbeddedRedis
-from server.store.redis_store import RedisStore, pack
+from server.store.redis_store import RedisStore
 
 
 def bot_room(code: str, deals: int, rng: random.Random) -> Room:
@@ -59,7 +62,6 @@ async def play_off(room: Room, rng: random.Random, times: list[float]) -> int:
         seat, request = step
         start = time.perf_counter()
         room.handle(BotActor(seat), request, time.time(), rng)  # type: ignore[arg-type]
-        room.take_journal()
         times.append(time.perf_counter() - start)
         done += 1
         await asyncio.sleep(0)
@@ -96,8 +98,10 @@ async def run(mode: str, rooms: int, deals: int, seed: int) -> dict[str, float]:
             if store is None:
                 jobs.append(play_off(room, rng, times))
             else:
-                await store.save_room(room.code, -1, room.version, pack(room.to_data()), [])
-                runner = RoomRunner(room, Hub(), store, rng, _nothing, time.time, saved=True)
+                state = pack(room_to_data(room))
+                await store.save_room(RoomWrite(room.code, -1, room.version, state))
+                deps = RunnerDeps(Hub(), store, rng, _nothing, time.time)
+                runner = RoomRunner(room, deps, saved=True)
                 runner.reschedule = lambda delay=None: None  # type: ignore[method-assign]
                 jobs.append(play_on(runner, rng, times))
         started = time.perf_counter()

@@ -21,6 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -32,12 +33,14 @@ from server.bots.base import policy_for
 from server.bots.pool import BotPool
 from server.bots.simple import SimpleBot
 from server.game.deal import RandomSource
-from server.rooms.room import Actor, BotActor, Delivery, Room, RoomError
-from server.rooms.steps import ClockStep, RequestStep, Step, StepTaken
+from server.rooms.change import Actor, BotActor, Change, Delivery, RoomError
+from server.rooms.room import Room
+from server.rooms.steps import ClockStep, RequestStep, Step, step_record
+from server.rooms.stored import room_from_stored, room_to_data
 from server.settings import BOT_DELAYS
-from server.store.base import RoomStore
+from server.store.base import RoomStore, RoomWrite, StoredRoom
+from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced
-from server.store.redis_store import pack, unpack
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -49,8 +52,6 @@ RETRY_DELAY = 0.5
 #: Steps saved as step records after a whole save, before the next whole save: the most a
 #: load replays (``server/rooms/steps.py``).
 TAIL_MAX = 16
-
-Change = Callable[[Room], list[Delivery]]
 
 
 class Outlet(Protocol):
@@ -68,42 +69,48 @@ class Presence(Protocol):
     def moved(self, code: str, entered: list[str], left: list[str]) -> None: ...
 
 
+@dataclass(slots=True)
+class RunnerDeps:
+    """What every runner of a process works with (the same for all its rooms)."""
+
+    outlet: Outlet
+    store: RoomStore
+    rng: RandomSource
+    #: Awaited once the room closed.
+    on_closed: Callable[[Room], Coroutine[Any, Any, None]]
+    clock: Callable[[], float] = time.time
+    #: Told when another process took the room (a fenced write).
+    on_lost: Callable[[Room], None] | None = None
+    #: Seconds a room with no connected person lives (0: for ever).
+    idle_timeout: float = 0.0
+    #: Told of each change's newcomers and leavers.
+    presence: Presence | None = None
+    #: Where strong bots decide (None: inline, as every other level).
+    bots: BotPool | None = None
+    #: Told each bot decision's level and seconds (the metrics' histogram).
+    bot_timer: Callable[[str, float], None] | None = None
+
+
 class RoomRunner:
-    def __init__(
-        self,
-        room: Room,
-        outlet: Outlet,
-        store: RoomStore,
-        rng: RandomSource,
-        on_closed: Callable[[Room], Coroutine[Any, Any, None]],
-        clock: Callable[[], float] = time.time,
-        saved: bool = False,
-        fence: int = 0,
-        on_lost: Callable[[Room], None] | None = None,
-        idle_timeout: float = 0.0,
-        presence: Presence | None = None,
-        bots: BotPool | None = None,
-    ) -> None:
+    """One room run here: ``room``, with ``deps``; ``saved``: the room is stored as it
+    stands; ``fence``: this process's fencing token for it (its lease; 0 without)."""
+
+    def __init__(self, room: Room, deps: RunnerDeps, saved: bool = False, fence: int = 0) -> None:
         self.room = room
-        #: Where strong bots decide (None: inline, as every other level).
-        self.bots = bots
-        #: Seconds a room with no connected person lives (0: for ever).
-        self.idle_timeout = idle_timeout
-        #: This process's fencing token for the room (its lease); 0 without leases.
+        self.bots = deps.bots
+        self.idle_timeout = deps.idle_timeout
         self.fence = fence
-        self.on_lost = on_lost
-        #: Told each bot decision's level and seconds (the metrics' histogram).
-        self.bot_timer: Callable[[str, float], None] | None = None
-        self.outlet = outlet
-        #: Told of each change's newcomers and leavers.
-        self.presence = presence
-        self.store = store
-        self.rng = rng
-        self.clock = clock
-        self.on_closed = on_closed
+        self.on_lost = deps.on_lost
+        self.bot_timer = deps.bot_timer
+        self.outlet = deps.outlet
+        self.presence = deps.presence
+        self.store = deps.store
+        self.rng = deps.rng
+        self.clock = deps.clock
+        self.on_closed = deps.on_closed
         self.lock = asyncio.Lock()
         self._saved_version = room.version if saved else -1
-        self._saved_blob: bytes | None = pack(room.to_data()) if saved else None
+        self._saved_blob: bytes | None = pack(room_to_data(room)) if saved else None
         #: The step records saved since ``_saved_blob``, packed (a tenth of their size as
         #: objects): with it, the room as last saved. None until this runner saves the room
         #: whole (new, or loaded: the store may hold a tail it did not write).
@@ -128,35 +135,39 @@ class RoomRunner:
 
     # --- changes ----------------------------------------------------------------------
 
-    async def change(self, apply: Change) -> list[Delivery]:
+    async def change(self, apply: Callable[[Room], Change | list[Delivery]]) -> list[Delivery]:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
-        GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved."""
-        return await self._change(apply)
+        GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved. A
+        change that records nothing in the journal may give its deliveries alone."""
+        async with self.lock:
+            before = self.room.members()
+            change = apply(self.room)
+            if isinstance(change, list):
+                change = Change(change)
+            return await self._made(before, change, self.clock())
 
     async def step(self, step: Step) -> list[Delivery]:
         """``change`` for a step (a request, a clock run out): saved as the step, not as
         the whole room, while the tail has room (``server/rooms/steps.py``)."""
-        return await self._change(step)
-
-    async def _change(self, change: Change | Step) -> list[Delivery]:
         async with self.lock:
-            before = self.room.members()
-            taken: StepTaken | None = None
-            try:
-                if isinstance(change, RequestStep | ClockStep):
-                    taken = StepTaken(change, self.clock(), self.rng)
-                    deliveries = taken.apply(self.room)
-                else:
-                    deliveries = change(self.room)
-                    self.room.note_presence(self.clock())
-            except Exception:
-                self.room.journal.clear()
-                raise
-            await self._save(taken)
-            self._moved(before)
-            self.outlet.deliver(deliveries)
-            self.reschedule()
-            return deliveries
+            before, now = self.room.members(), self.clock()
+            return await self._made(before, step.apply(self.room, now, self.rng), now, step)
+
+    async def request(self, actor: Actor, request: Request) -> list[Delivery]:
+        return await self.step(RequestStep(actor, request))
+
+    async def _made(
+        self, before: list[str], change: Change, now: float, step: Step | None = None
+    ) -> list[Delivery]:
+        """The room holds ``change`` (made at ``now``; ``before``: its members then): note
+        who is connected (as every change does), save, tell who entered and left, deliver,
+        reschedule."""
+        self.room.note_presence(now)
+        await self._save(change, None if step is None else (step, now))
+        self._moved(before)
+        self.outlet.deliver(change.deliveries)
+        self.reschedule()
+        return change.deliveries
 
     def _moved(self, before: list[str]) -> None:
         """Tell the presence who came in and who went out with the change just saved (a
@@ -172,11 +183,11 @@ class RoomRunner:
                 self.presence.moved(room.code, entered, left)
 
     async def save_new(self) -> None:
-        """Save a room not stored yet: the same write as every change's, built on no
-        stored version. Raises the store's error as it is (``StoreConflict``: the code
-        is another room's)."""
+        """Save a room not stored yet (with the journal records of a match started as it
+        was built): the same write as every change's, built on no stored version. Raises
+        the store's error as it is (``StoreConflict``: the code is another room's)."""
         async with self.lock:
-            await self._write()
+            await self._write(Change(journal=self.room.take_journal()))
 
     async def compact(self) -> None:
         """Save the room whole if steps were saved since its last whole save, so that the
@@ -186,46 +197,46 @@ class RoomRunner:
             if not self._tail or self.room.closed is not None:
                 return
             try:
-                await self._write()
+                await self._write(Change())
             except StoreError as exc:
                 log.info("room %s: not saved whole before the handover: %s", self.room.code, exc)
 
-    async def request(self, actor: Actor, request: Request) -> None:
-        await self.step(RequestStep(actor, request))
-
-    async def _write(self, taken: StepTaken | None = None) -> None:
+    async def _write(self, change: Change, step: tuple[Step, float] | None = None) -> None:
         """Write the room as it stands (state and journal) over the version last saved:
-        ``taken``, the step just applied, alone while the tail has room, else the whole
-        room. A closing room is always saved whole (its keys get their lifetime)."""
+        ``step``, the step just applied (and when), alone while the tail has room, else the
+        whole room. A closing room is always saved whole (its keys get their lifetime)."""
         room = self.room
-        room.saved_at = self.clock()
-        journal = room.take_journal()
+        at = self.clock()
+        room.saved(at)
         tail = self._tail
-        step = None
-        if taken is not None and tail is not None and len(tail) < TAIL_MAX and not room.closed:
-            step = pack(taken.record(room.version, room.saved_at))
-        blob = None if step else pack(room.to_data())
+        record = None
+        if step is not None and tail is not None and len(tail) < TAIL_MAX and not room.closed:
+            record = pack(step_record(step[0], step[1], change, room.version, at))
+        blob = None if record else pack(room_to_data(room))
+        closed = room.closed is not None
         await self.store.save_room(
-            room.code,
-            self._saved_version,
-            room.version,
-            blob,
-            journal,
-            room.closed is not None,
-            self.fence,
-            keep=room.worth_keeping,
-            step=step,
+            RoomWrite(
+                room.code,
+                self._saved_version,
+                room.version,
+                blob,
+                change.journal,
+                closed,
+                self.fence,
+                room.worth_keeping,
+                record,
+            )
         )
         self._saved_version = room.version
-        if step is not None and tail is not None:
-            tail.append(step)
+        if record is not None and tail is not None:
+            tail.append(record)
         else:
             self._saved_blob, self._tail = blob, []
 
-    async def _save(self, taken: StepTaken | None = None) -> None:
+    async def _save(self, change: Change, step: tuple[Step, float] | None = None) -> None:
         room = self.room
         try:
-            await self._write(taken)
+            await self._write(change, step)
         except StoreError as exc:
             self._revert()
             if isinstance(exc, StoreFenced):
@@ -250,16 +261,17 @@ class RoomRunner:
         """Back to the room as last saved: the whole room, and the steps saved since."""
         if self._saved_blob is not None:
             tail = [unpack(record) for record in self._tail or []]
-            self.room = Room.from_data({**unpack(self._saved_blob), "tail": tail})
+            self.room = room_from_stored(StoredRoom(unpack(self._saved_blob), tail))
 
     async def _reload(self) -> None:
         try:
-            data = await self.store.load_room(self.room.code)
+            stored = await self.store.load_room(self.room.code)
         except StoreError:
             return
-        if data is not None:
-            self.room = Room.from_data(data)
-            self._saved_version, self._saved_blob = self.room.version, pack(self.room.to_data())
+        if stored is not None:
+            self.room = room_from_stored(stored)
+            self._saved_version = self.room.version
+            self._saved_blob = pack(room_to_data(self.room))
             self._tail = None  # the store's tail is not ours: save whole next
 
     # --- clock and bots ---------------------------------------------------------------

@@ -31,12 +31,14 @@ from server.cluster.ops import RoomOp, apply_op, from_data, to_data
 from server.cluster.relay import Relay, RelayTimeout
 from server.game.deal import RandomSource
 from server.metrics import Metrics
-from server.rooms.room import Room, RoomError
-from server.runner import Outlet, Presence, RoomRunner
+from server.rooms.change import RoomError
+from server.rooms.room import Room
+from server.rooms.stored import room_from_stored, room_to_data
+from server.runner import Outlet, Presence, RoomRunner, RunnerDeps
 from server.settings import Settings
-from server.store.base import Lease, RoomStore
+from server.store.base import Lease, RoomStore, RoomWrite
+from server.store.codec import pack
 from server.store.errors import StoreConflict, StoreError
-from server.store.redis_store import pack
 
 log = logging.getLogger(__name__)
 
@@ -104,28 +106,25 @@ class RoomDirectory:
         #: the lease keeper renews the leases of those back so far, and leaves the others
         #: to the recovery rather than look for orphans among them.
         self.recovering = False
+        #: What every runner here works with.
+        self.runner_deps = RunnerDeps(
+            outlet=outlet,
+            store=store,
+            rng=rng,
+            on_closed=self._closed,
+            clock=clock,
+            on_lost=self.lost,
+            idle_timeout=settings.idle_room_timeout,
+            presence=presence,
+            bots=bots,
+            bot_timer=lambda level, seconds: metrics.bot_seconds.labels(level).observe(seconds),
+        )
 
     # --- running rooms ----------------------------------------------------------------
 
     def run(self, room: Room, saved: bool, fence: int) -> RoomRunner:
         """Run ``room`` here (with the fencing token of this process's lease)."""
-        runner = RoomRunner(
-            room,
-            self.outlet,
-            self.store,
-            self.rng,
-            self._closed,
-            self.clock,
-            saved,
-            fence,
-            self.lost,
-            self.settings.idle_room_timeout,
-            self.presence,
-            self.bots,
-        )
-        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
-            seconds
-        )
+        runner = RoomRunner(room, self.runner_deps, saved, fence)
         self.rooms[room.code] = runner
         return runner
 
@@ -147,27 +146,11 @@ class RoomDirectory:
         if await self.store.load_room(room.code) is not None:
             await self.leases.release({room.code: lease})
             return None  # the code of a finished room, kept for its record
-        runner = RoomRunner(
-            room,
-            self.outlet,
-            self.store,
-            self.rng,
-            self._closed,
-            self.clock,
-            False,
-            lease.fence,
-            self.lost,
-            self.settings.idle_room_timeout,
-            self.presence,
-            self.bots,
-        )
+        runner = RoomRunner(room, self.runner_deps, saved=False, fence=lease.fence)
         try:
             await runner.save_new()
         except StoreConflict:
             return None
-        runner.bot_timer = lambda level, seconds: self.metrics.bot_seconds.labels(level).observe(
-            seconds
-        )
         self.rooms[room.code] = runner
         return runner
 
@@ -206,13 +189,13 @@ class RoomDirectory:
         states = await self.store.load_rooms(list(ours))
         adopted: list[RoomRunner] = []
         over: dict[str, Lease] = {}
-        for (code, lease), data in zip(ours.items(), states, strict=True):
+        for (code, lease), stored in zip(ours.items(), states, strict=True):
             if code in self.rooms or self.closing:
                 continue  # adopted meanwhile (the lease was this node's), or going down
-            if data is None or data.get("closed") is not None:
+            if stored is None or stored.closed:
                 over[code] = lease
                 continue
-            adopted.append(self.run(Room.from_data(data), saved=True, fence=lease.fence))
+            adopted.append(self.run(room_from_stored(stored), saved=True, fence=lease.fence))
             self.metrics.room_takeovers.inc()
         await self._taken_over(adopted)  # first: it locks them before any await
         for code in over:
@@ -231,7 +214,7 @@ class RoomDirectory:
         back) until it is saved; a room the batch could not save (moved on, fenced, Redis
         away) gets the same change through its runner, which deals with each case."""
         now = self.clock()
-        writes: list[tuple[str, int, int, bytes, int]] = []
+        writes: list[RoomWrite] = []
         for runner in runners:
             await runner.lock.acquire()  # free (the runner is new): no wait, no yield
             room = runner.room
@@ -239,18 +222,18 @@ class RoomDirectory:
             room.all_disconnected()
             room.resume_clocks(now)
             room.note_presence(now)  # nobody is here yet: idle from now, unless already
-            room.saved_at = now
-            room.journal.clear()  # (neither change adds a record)
-            writes.append((room.code, before, room.version, pack(room.to_data()), runner.fence))
+            room.saved(now)  # (none of these adds a journal record)
+            state = pack(room_to_data(room))
+            writes.append(RoomWrite(room.code, before, room.version, state, fence=runner.fence))
         failed: list[RoomRunner] = []
         try:
             try:
                 results: list[StoreError | None] = await self.store.save_rooms(writes)
             except StoreError as exc:
                 results = [exc] * len(runners)
-            for runner, (*_, blob, _fence), error in zip(runners, writes, results, strict=True):
-                if error is None:
-                    runner.stored(blob)  # (before the lock lets a change in)
+            for runner, write, error in zip(runners, writes, results, strict=True):
+                if error is None and write.state is not None:
+                    runner.stored(write.state)  # (before the lock lets a change in)
                     runner.reschedule()
                 else:
                     failed.append(runner)
@@ -397,10 +380,10 @@ class RoomDirectory:
         runner = self.rooms.get(code)
         if runner is not None:
             return runner.room
-        data = await self.store.load_room(code)
-        if data is None or data.get("closed") is not None:
+        stored = await self.store.load_room(code)
+        if stored is None or stored.closed:
             return None
-        return Room.from_data(data)
+        return room_from_stored(stored)
 
     async def has_member(self, code: str, player: str) -> bool:
         """Whether the room (as stored, when it runs elsewhere) has the player in it."""

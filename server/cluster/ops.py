@@ -19,6 +19,7 @@ from protocol.codec import ProtocolError, decode, encode
 from protocol.errors import ErrorCode
 from protocol.messages import Request
 from server.cluster.messages import OpData
+from server.rooms.change import Change
 from server.rooms.room import Delivery, Room, RoomError
 from server.runner import RoomRunner
 
@@ -171,15 +172,17 @@ async def _enter(
     """Seat or show the player in the room; they get its snapshot first."""
     player = op.player
 
-    def enter(room: Room) -> list[Delivery]:
+    def enter(room: Room) -> Change:
         match op:
             case Watch():
-                out = room.watch(player, max_watchers)
+                change = Change(room.watch(player, max_watchers))
             case Again(_, name):  # the snapshot shows a match it started: not again
-                out = [(p, m) for p, m in room.again(player, name, now, runner.rng) if p != player]
+                change = room.again(player, name, now, runner.rng)
+                change.deliveries = [(p, m) for p, m in change.deliveries if p != player]
             case Join(_, name):
-                out = room.join(player, name, now)
-        return [(player, room.snapshot_for(player, now)), *out]
+                change = Change(room.join(player, name, now))
+        change.deliveries.insert(0, (player, room.snapshot_for(player, now)))
+        return change
 
     await runner.change(enter)
 

@@ -79,9 +79,8 @@ class Relay:
         self.inbox_handler = inbox
         self.node = node
         self.timeout = timeout
-        self._prefix = store.keys.prefix
         self.inbox = self.node_channel(node)
-        self.everyone = f"{self._prefix}nodes"
+        self.everyone = store.keys.everyone_channel
         self._outbox: list[tuple[str, bytes]] = []
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -94,10 +93,10 @@ class Relay:
         self._players: set[str] = set()
 
     def node_channel(self, node: str) -> str:
-        return f"{self._prefix}node:{node}"
+        return self.store.keys.node_channel(node)
 
     def player_channel(self, player_id: str) -> str:
-        return f"{self._prefix}player:{player_id}"
+        return self.store.keys.player_channel(player_id)
 
     # --- start and stop ---------------------------------------------------------------
 
@@ -267,6 +266,6 @@ class Relay:
         elif isinstance(message, Adopt):
             inbox.adopt(message)
         else:
-            player_prefix = f"{self._prefix}player:"
+            player_prefix = self.store.keys.player_channel("")
             if name.startswith(player_prefix):
                 inbox.for_player(name[len(player_prefix) :], message)

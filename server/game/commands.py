@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from protocol.cards import Rank
 
+# An action (``Bid``, ``Pass``, ``PlayCards``) may say what its sender saw: ``seen``, the
+# match's version (refused as stale once it has moved on), and ``by_person`` (refused while
+# a bot holds the seat). Neither is journalled: a replayed action was accepted already.
+
 
 @dataclass(frozen=True, slots=True)
 class Bid:
@@ -13,6 +17,8 @@ class Bid:
 
     seat: int
     value: int
+    seen: int | None = None
+    by_person: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +26,8 @@ class Pass:
     """Pass: no bid while bidding, no play while following a trick."""
 
     seat: int
+    seen: int | None = None
+    by_person: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,8 @@ class PlayCards:
 
     seat: int
     ranks: tuple[Rank, ...]
+    seen: int | None = None
+    by_person: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,4 +66,6 @@ class Resume:
     seat: int
 
 
+Action = Bid | Pass | PlayCards
+"""A seat's move in the deal (by its person, or by a bot for it)."""
 Command = Bid | Pass | PlayCards | Timeout | Ready | ReadyTimeout | Resume

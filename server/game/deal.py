@@ -3,7 +3,8 @@
 Sans-I/O: the random source is handed in to ``Deal.dealt``, nothing is awaited, and each
 action returns the events it caused. The state is plain data (``to_data``/``from_data``) so a
 store can save it after every action. The match (``server.game.match``) drives deals, clocks
-and totals; this module knows one deal only.
+and totals, and checks the phase and the turn before it asks the deal for a move; this
+module knows one deal only, and the rules of a move.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from server.game.errors import (
     LeaderMustPlay,
     MustBid,
     NotAPlay,
-    NotYourTurn,
     WrongPhase,
 )
 
@@ -183,19 +183,12 @@ class Deal:
 
     # --- actions ----------------------------------------------------------------------
 
-    def _check_turn(self, seat: int, phase: DealPhase) -> None:
-        if self.phase != phase:
-            raise WrongPhase(f"this is not the time to {'bid' if phase == 'bidding' else 'play'}")
-        if seat != self.turn:
-            raise NotYourTurn(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-
     def bid(
         self, seat: int, value: int, timeout: bool = False, version: int | None = None
     ) -> list[Message]:
         """Bid 1..3 (strictly above the highest so far), or 0 to pass. ``version``: the
         match's version after this action, which its event carries (as do ``pass_turn``'s
-        and ``play``'s)."""
-        self._check_turn(seat, "bidding")
+        and ``play``'s). The match has checked the phase and the turn."""
         if value == 0:
             if not self.may_pass:
                 raise MustBid("after three void deals the first bidder must bid at least 1")
@@ -235,7 +228,6 @@ class Deal:
         """Pass in the bidding or in a trick."""
         if self.phase == "bidding":
             return self.bid(seat, 0, timeout, version)
-        self._check_turn(seat, "playing")
         if self.last_play is None:
             raise LeaderMustPlay("the seat that leads a trick must play")
         self.passes_in_row += 1
@@ -264,7 +256,6 @@ class Deal:
         version: int | None = None,
     ) -> list[Message]:
         """Play these ranks: they must be held, form a play, and beat the table."""
-        self._check_turn(seat, "playing")
         cards = pick_cards(self.hands[seat], ranks)
         if cards is None:
             raise CardsNotHeld("you do not hold all of those cards")
@@ -305,9 +296,7 @@ class Deal:
         """What the clock does for a seat that ran out of time (SPEC section 8): pass, or bid
         1 where the seat may not pass, or lead its lowest card as a single."""
         if self.phase == "bidding":
-            self._check_turn(seat, "bidding")
             return self.bid(seat, 0 if self.may_pass else 1, timeout=True, version=version)
-        self._check_turn(seat, "playing")
         if self.may_pass:
             return self.pass_turn(seat, timeout=True, version=version)
         lowest = min(self.hands[seat])

@@ -73,3 +73,11 @@ class NotTakenOver(GameError):
 
 class MatchOver(GameError):
     code = ErrorCode.MATCH_OVER
+
+
+class BotHoldsSeat(GameError):
+    code = ErrorCode.NOT_ALLOWED
+
+
+class Stale(GameError):
+    code = ErrorCode.STALE

@@ -10,6 +10,7 @@ round-trips through plain data so a store can save it after every accepted comma
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,11 +40,13 @@ from server.game.commands import (
 from server.game.deal import SEATS, Deal, RandomSource, next_seat
 from server.game.errors import (
     AlreadyReady,
+    BotHoldsSeat,
     ClockRunning,
     MatchOver,
     NoClock,
     NotTakenOver,
     NotYourTurn,
+    Stale,
     WrongPhase,
 )
 
@@ -58,6 +61,12 @@ WATCHERS: Literal["watchers"] = "watchers"
 Audience = int | Literal["everyone", "watchers"]
 """A seat number (that seat only), everyone (seats and watchers), or watchers only."""
 Outgoing = tuple[Audience, Message]
+
+
+def seat_number(seat: int) -> str:
+    """A seat as clients number it (S1..S3): how a refusal names the seat on turn, unless
+    the room gives its names (``Match.apply``'s ``label``)."""
+    return f"S{seat + 1}"
 
 
 @dataclass(frozen=True)
@@ -149,8 +158,15 @@ class Match:
 
     # --- commands ---------------------------------------------------------------------
 
-    def apply(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
-        """Apply one command at wall-clock time ``now``; ``rng`` shuffles any new deal.
+    def apply(
+        self,
+        command: Command,
+        now: float,
+        rng: RandomSource,
+        label: Callable[[int], str] = seat_number,
+    ) -> list[Outgoing]:
+        """Apply one command at wall-clock time ``now``; ``rng`` shuffles any new deal;
+        ``label`` names a seat in a refusal (the room gives its names).
 
         Raises a ``GameError`` and changes nothing when the command is refused: every check
         comes before the first change (a property test holds it to that).
@@ -160,6 +176,8 @@ class Match:
         seat = getattr(command, "seat", 0)
         if not 0 <= seat < SEATS:
             raise NotYourTurn(f"there is no seat {seat}")
+        if isinstance(command, Bid | Pass | PlayCards | Timeout):
+            self._check_turn(command, label)
         # the actions (bids, passes, plays, seat control) carry the version they leave the
         # match at, built in: a client follows it from them, computing nothing
         self.version += 1
@@ -169,17 +187,35 @@ class Match:
             self.version -= 1
             raise
 
+    def _check_turn(
+        self, command: Bid | Pass | PlayCards | Timeout, label: Callable[[int], str]
+    ) -> None:
+        """The one check of phase and turn for a move in the deal, in this order: a deal is
+        being played, in the phase for this move, and it is this seat's turn; then, for a
+        person's action, that no bot holds the seat and that the table is as they saw it
+        (the rules come after, in the deal)."""
+        if self.phase not in ("bidding", "playing"):
+            raise WrongPhase("no deal is being played")
+        if isinstance(command, PlayCards) and self.phase != "playing":
+            raise WrongPhase("this is not the time to play cards")
+        if isinstance(command, Bid) and self.phase != "bidding":
+            raise WrongPhase("the bidding is over")
+        if command.seat != self.deal.turn:
+            raise NotYourTurn(f"it is {label(self.deal.turn)}'s turn")
+        if isinstance(command, Timeout):
+            return
+        if command.by_person and self.bot_control[command.seat]:
+            raise BotHoldsSeat("a bot holds your seat: send resume first")
+        if command.seen is not None and command.seen != self.version:
+            raise Stale("the table has moved on since that action")
+
     def _dispatch(self, command: Command, now: float, rng: RandomSource) -> list[Outgoing]:
         if isinstance(command, Resume):
             return self._resume(command.seat)
         if isinstance(command, Ready | ReadyTimeout):
             return self._ready(command, now, rng)
-        if self.phase not in ("bidding", "playing"):
-            raise WrongPhase("the deal is over; send ready for the next one")
         deal = self.deal
         if isinstance(command, Timeout):
-            if command.seat != deal.turn:
-                raise NotYourTurn(f"it is seat {deal.turn}'s turn, not seat {command.seat}'s")
             self._check_deadline(now)
             events = deal.default_action(command.seat, self.version)
             returned = self._resume_takes_effect(command.seat)

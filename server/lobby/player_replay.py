@@ -30,7 +30,7 @@ from protocol.messages import ReplayData, ReplayDeal, ReplayEvent
 from server.game.journal import replay
 from server.game.match import EVERYONE
 from server.rooms.room import CloseReason, Room
-from server.store.redis_store import pack
+from server.store.codec import pack
 
 #: Watchers a room remembers for its replay (``RedisStore.note_watched``): past it, a
 #: newcomer who only watched does not get the replay.

@@ -14,6 +14,7 @@ from server.lobby.codes import normalize
 from server.lobby.player_replay import ReplayCache, replay_data
 from server.lobby.sessions import Session
 from server.rooms.room import Room, RoomError
+from server.rooms.stored import room_from_stored
 from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -40,9 +41,9 @@ class Records:
         data = await store.load_room(code)
         if data is None:
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
-        room = Room.from_data(data)
+        room = room_from_stored(data)
         room.check_replay(player, watched=await store.has_watched(code, player))
-        key = self.replays.key(data)
+        key = self.replays.key(data.state)
         built = self.replays.get(key)
         if built is None:
             built = replay_data(room, await store.read_log(code))

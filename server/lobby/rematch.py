@@ -13,6 +13,7 @@ from server.lobby.codes import normalize
 from server.lobby.seating import CODE_TRIES, Owner, Seating
 from server.lobby.sessions import Session
 from server.rooms.room import Room, RoomError
+from server.rooms.stored import room_from_stored
 
 
 class Rematches:
@@ -31,7 +32,7 @@ class Rematches:
         await lobby.require_free(session)
         code = normalize(request.code)
         data = await lobby.store.load_room(code)
-        old = None if data is None else Room.from_data(data)
+        old = None if data is None else room_from_stored(data)
         if old is None or session.player_id not in old.people():
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code!r}")
         if old.closed is None:

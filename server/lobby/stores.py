@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from server.store.addresses import Claim, Listed
+from server.store.base import StoredRoom
 from server.store.keys import Keys
 
 
@@ -48,7 +49,7 @@ class RecordStore(Protocol):
     """Rooms as stored, and what outlives their match: who watched, the rematch, the
     players' histories."""
 
-    async def load_room(self, code: str) -> dict[str, Any] | None: ...
+    async def load_room(self, code: str) -> StoredRoom | None: ...
     async def read_log(self, code: str) -> list[dict[str, Any]]: ...
     async def add_watchable(self, code: str, created: float) -> None: ...
     async def note_watched(self, code: str, player_id: str, cap: int) -> None: ...

@@ -11,7 +11,7 @@ from server.lobby import listing
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.seating import Seating
 from server.lobby.sessions import Session
-from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 
 
 class Watching:
@@ -49,7 +49,7 @@ class Watching:
             if runner is not None:
                 room = runner.room
             elif stored.data is not None:
-                room = Room.from_data(stored.data)
+                room = room_from_stored(stored.data)
             else:
                 continue
             if room.closed is not None:

@@ -2,11 +2,12 @@
 
 A request from a seat (a person's or a bot's) and a clock that ran out are the changes of
 almost every save. Each is a function of the room as it stood, the request, the time and
-the random draws it made, so the store keeps it as a *step record* (``StepRecord``): the
-step, its time, its draws, the version it made and when it was saved. A room is stored as
-a snapshot (``Room.to_data``) and the tail of step records since; loading it replays the
-tail over the snapshot (``replay_tail``, called by ``Room.from_data``). Every other change
-(entering, leaving, a takeover, the lobby's) saves the whole room, which drops the tail.
+the random draws it made, so the store keeps it as a *step record* (``step_record``): the
+step, its time, its draws (those its journal records hold), the version it made and when it
+was saved. A room is stored as a snapshot (``server/rooms/stored.py``) and the tail of step
+records since; loading it replays the tail over the snapshot (``replay_tail``). Every other
+change (entering, leaving, a takeover, the lobby's) saves the whole room, which drops the
+tail.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import Any
 from protocol.errors import Refusal
 from protocol.messages import CLIENT_ADAPTER, Request
 from server.game.deal import RandomSource
-from server.game.journal import RecordingRandom, ReplayRandom
-from server.rooms.room import Actor, BotActor, Delivery, Room
-
-StepRecord = dict[str, Any]
+from server.game.journal import ReplayRandom
+from server.rooms.change import Actor, BotActor, Change
+from server.rooms.room import Room
+from server.store.base import StepRecord
 
 
 class TailMismatch(Exception):
@@ -35,7 +36,7 @@ class RequestStep:
     actor: Actor
     request: Request
 
-    def apply(self, room: Room, now: float, rng: RandomSource) -> list[Delivery]:
+    def apply(self, room: Room, now: float, rng: RandomSource) -> Change:
         return room.handle(self.actor, self.request, now, rng)
 
     def to_data(self) -> dict[str, Any]:
@@ -50,7 +51,7 @@ class RequestStep:
 class ClockStep:
     """The clock of the seat on turn (or of the pause between deals) ran out."""
 
-    def apply(self, room: Room, now: float, rng: RandomSource) -> list[Delivery]:
+    def apply(self, room: Room, now: float, rng: RandomSource) -> Change:
         return room.clock_ran_out(now, rng)
 
     def to_data(self) -> dict[str, Any]:
@@ -71,30 +72,18 @@ def step_from_data(data: dict[str, Any]) -> Step:
     return RequestStep(actor, request)
 
 
-class StepTaken:
-    """One step applied to a room, its draws recorded: ``apply`` runs it, ``record`` is
-    what the store keeps of it (once the room's version and save time are known)."""
-
-    def __init__(self, step: Step, now: float, rng: RandomSource) -> None:
-        self.step = step
-        self.now = now
-        self.draws: list[dict[str, Any]] = []
-        self.rng = RecordingRandom(rng, self.draws)
-
-    def apply(self, room: Room) -> list[Delivery]:
-        """Apply the step, then note who is connected (as every change does)."""
-        deliveries = self.step.apply(room, self.now, self.rng)
-        room.note_presence(self.now)
-        return deliveries
-
-    def record(self, version: int, saved_at: float) -> StepRecord:
-        return {
-            "step": self.step.to_data(),
-            "now": self.now,
-            "draws": self.draws,
-            "version": version,
-            "saved_at": saved_at,
-        }
+def step_record(
+    step: Step, now: float, change: Change, version: int, saved_at: float
+) -> StepRecord:
+    """What the store keeps of ``step``, applied at ``now`` with ``change`` as its outcome:
+    the draws it made are those of its journal records, in order."""
+    return {
+        "step": step.to_data(),
+        "now": now,
+        "draws": [record for record in change.journal if record["k"] == "draw"],
+        "version": version,
+        "saved_at": saved_at,
+    }
 
 
 def replay_tail(room: Room, tail: Iterable[StepRecord]) -> None:
@@ -107,11 +96,10 @@ def replay_tail(room: Room, tail: Iterable[StepRecord]) -> None:
             step.apply(room, record["now"], ReplayRandom(record["draws"]))
         except Refusal as exc:
             raise TailMismatch(f"room {room.code}: a stored step was refused: {exc}") from exc
-        room.note_presence(record["now"])
-        room.take_journal()  # stored already, beside the step
+        room.note_presence(record["now"])  # (its journal records were stored with it)
         if room.version != record["version"]:
             raise TailMismatch(
                 f"room {room.code}: a step led to version {room.version}, "
                 f"recorded {record['version']}"
             )
-        room.saved_at = record["saved_at"]
+        room.saved(record["saved_at"])

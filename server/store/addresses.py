@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from redis import exceptions as redis_errors
 
+from server.store.base import StoredRoom
 from server.store.errors import StoreFailure
 from server.store.redis_store import RedisStore, stored_room
 
@@ -97,7 +98,7 @@ class Listed(NamedTuple):
 
     code: str
     created: float
-    data: dict[str, Any] | None
+    data: StoredRoom | None
     origin: str
 
 

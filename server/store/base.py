@@ -3,23 +3,30 @@
 ``RoomStore`` is the interface the runner, the lobby and the cluster part depend on;
 ``RedisStore`` is the one the server runs on, ``MemoryStore`` (``server/store/memory.py``)
 the one unit tests run on. A room is saved in one way, new or running: ``save_room`` with
-the version it was built on (-1 for a new room), a compare-and-set on it, with the writer's
-fencing token: the whole room, or one step record added to the room's tail
-(``server/rooms/steps.py``). ``load_room`` gives the whole room with that ``tail``.
+a ``RoomWrite``, built on the version it names (-1 for a new room), a compare-and-set on
+it, with the writer's fencing token: the whole room, or one step record added to the
+room's tail (``server/rooms/steps.py``). ``load_room`` gives a ``StoredRoom``: the whole
+room as last written whole, and the step records since.
 
 A ``Lease`` says which process runs a room: its node (the process's listening address) and
-its fencing token. In the store it is the text ``NODE:FENCE``; ``Lease.text`` and
-``Lease.parse`` are the only places that build and read it (besides the store's scripts).
+its fencing token. In the store it is the text ``NODE:FENCE``: ``Lease.text`` builds it,
+``Lease.parse`` reads it, and the store's scripts get the ``NODE:`` part from
+``Lease.prefix`` (the token is counted there), so the form is written down once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from server.store.errors import StoreError
 from server.store.keys import Keys
+
+#: A journal record, as the game makes it (``server/game/journal.py``).
+JournalRecord = dict[str, Any]
+#: A step record, as the rooms make it (``server/rooms/steps.py``).
+StepRecord = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +39,52 @@ class Lease:
     @property
     def text(self) -> str:
         """As the store keeps it."""
-        return f"{self.node}:{self.fence}"
+        return f"{self.prefix(self.node)}{self.fence}"
+
+    @staticmethod
+    def prefix(node: str) -> str:
+        """What a lease's text starts with when ``node`` holds it (the token follows)."""
+        return f"{node}:"
 
     @classmethod
     def parse(cls, text: str) -> Lease:
         node, _, fence = text.rpartition(":")
         return cls(node, int(fence))
+
+
+@dataclass(slots=True)  # (not frozen: one is built for every save, three times faster so)
+class RoomWrite:
+    """One write of a room: if the stored version is ``expected`` (-1: no room stored yet)
+    and no later owner (a higher fencing token than ``fence``) wrote it, the room is at
+    ``version`` now: ``state``, the whole room packed, or (``state`` None) ``step``, one
+    packed step record added to its tail; and its ``journal`` records are appended to its
+    log. ``closed``: the room ends with this write, its keys kept a long while when
+    ``keep`` (a match worth replaying), else briefly."""
+
+    code: str
+    expected: int
+    version: int
+    state: bytes | None
+    journal: list[JournalRecord] = field(default_factory=list)
+    closed: bool = False
+    fence: int = 0
+    keep: bool = True
+    step: bytes | None = None
+
+
+@dataclass(slots=True)
+class StoredRoom:
+    """A room as the store holds it: ``state``, its plain data as last written whole, and
+    ``tail``, the step records saved since (replayed over it to get the room as it
+    stands: ``server/rooms/stored.py``)."""
+
+    state: dict[str, Any]
+    tail: list[StepRecord] = field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the room had ended when last written whole (a step never ends one)."""
+        return self.state.get("closed") is not None
 
 
 class RoomStore(Protocol):
@@ -47,23 +94,10 @@ class RoomStore(Protocol):
     keys: Keys
 
     # rooms
-    async def save_room(
-        self,
-        code: str,
-        expected_version: int,
-        version: int,
-        state: bytes | None,
-        journal: list[dict[str, Any]],
-        closed: bool = False,
-        fence: int = 0,
-        keep: bool = True,
-        step: bytes | None = None,
-    ) -> None: ...
-    async def save_rooms(
-        self, writes: list[tuple[str, int, int, bytes, int]]
-    ) -> list[StoreError | None]: ...
-    async def load_room(self, code: str) -> dict[str, Any] | None: ...
-    async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]: ...
+    async def save_room(self, write: RoomWrite) -> None: ...
+    async def save_rooms(self, writes: list[RoomWrite]) -> list[StoreError | None]: ...
+    async def load_room(self, code: str) -> StoredRoom | None: ...
+    async def load_rooms(self, codes: list[str]) -> list[StoredRoom | None]: ...
     async def active_rooms(self) -> list[str]: ...
     async def forget_active(self, code: str) -> None: ...
     async def read_log(self, code: str) -> list[dict[str, Any]]: ...
@@ -98,11 +132,27 @@ class RoomStore(Protocol):
     async def release_lock(self, key: str, holder: str) -> None: ...
 
 
+class PubSub(Protocol):
+    """One subscription's end, as redis-py's ``PubSub`` (as far as the relay uses it)."""
+
+    def subscribe(self, *channels: str) -> Awaitable[Any]: ...
+    def unsubscribe(self, *channels: str) -> Awaitable[Any]: ...
+    def get_message(self, *, timeout: float | None = ...) -> Awaitable[dict[str, Any] | None]: ...
+    def aclose(self) -> Awaitable[None]: ...
+
+
+class Subscriber(Protocol):
+    """A client to subscribe with, as redis-py's ``Redis`` (the caller closes it)."""
+
+    def pubsub(self, *, ignore_subscribe_messages: bool = ...) -> PubSub: ...
+    def aclose(self) -> Awaitable[None]: ...
+
+
 class ClusterStore(RoomStore, Protocol):
     """A ``RoomStore`` that also carries the messages between processes (pub/sub)."""
 
     async def publish_many(self, messages: list[tuple[str, bytes]]) -> None:
         """Publish each ``(channel, payload)``, in this order."""
 
-    def subscriber(self) -> Any:
-        """A new client to subscribe with: ``pubsub()`` and ``aclose()``, as redis-py's."""
+    def subscriber(self) -> Subscriber:
+        """A new client to subscribe with (its caller closes it)."""

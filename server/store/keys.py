@@ -45,6 +45,11 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   wait; ``strikes``, how many waits in a row (each doubles), expiring twice the last wait.
 - ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
   is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
+
+The pub/sub channels between processes are named here too, under the same prefix
+(``server/cluster/relay.py``): ``PREFIXnode:NODE``, what is for process NODE;
+``PREFIXplayer:PID``, what is for a player, heard where they are connected;
+``PREFIXnodes``, what is for every process.
 """
 
 from __future__ import annotations
@@ -110,3 +115,15 @@ class Keys:
 
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"
+
+    # --- pub/sub channels -------------------------------------------------------------
+
+    def node_channel(self, node: str) -> str:
+        return f"{self.prefix}node:{node}"
+
+    def player_channel(self, player_id: str) -> str:
+        return f"{self.prefix}player:{player_id}"
+
+    @property
+    def everyone_channel(self) -> str:
+        return f"{self.prefix}nodes"

@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.store.base import Lease, RoomWrite, StoredRoom, Subscriber
+from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced, StoreUnavailable
 from server.store.keys import DEFAULT_PREFIX, Keys
-from server.store.redis_store import pack, unpack
 
 
 @dataclass
@@ -67,7 +68,7 @@ class MemoryRedis:
 
 
 class MemoryPubSub:
-    """A subscriber's end (as redis-py's ``PubSub``, as far as the relay uses it)."""
+    """A subscriber's end (``PubSub``: as redis-py's, as far as the relay uses it)."""
 
     def __init__(self, redis: MemoryRedis) -> None:
         self.redis = redis
@@ -81,7 +82,7 @@ class MemoryPubSub:
     async def unsubscribe(self, *channels: str) -> None:
         self.channels.difference_update(channels)
 
-    async def get_message(self, timeout: float | None = None) -> dict[str, Any] | None:
+    async def get_message(self, *, timeout: float | None = None) -> dict[str, Any] | None:
         return await self.queue.get()
 
     async def aclose(self) -> None:
@@ -90,10 +91,12 @@ class MemoryPubSub:
 
 
 class _Subscriber:
+    """A client to subscribe with (``Subscriber``), over the stores' shared memory."""
+
     def __init__(self, redis: MemoryRedis) -> None:
         self.redis = redis
 
-    def pubsub(self, ignore_subscribe_messages: bool = True) -> MemoryPubSub:
+    def pubsub(self, *, ignore_subscribe_messages: bool = True) -> MemoryPubSub:
         return MemoryPubSub(self.redis)
 
     async def aclose(self) -> None:
@@ -128,73 +131,51 @@ class MemoryStore:
 
     # --- rooms ------------------------------------------------------------------------
 
-    def _save(
-        self,
-        code: str,
-        expected: int,
-        version: int,
-        state: bytes | None,
-        fence: int,
-        step: bytes | None = None,
-    ) -> None:
+    def _save(self, write: RoomWrite) -> None:
+        code, fence = write.code, write.fence
         room = self.data.rooms.get(code) or _Room()
         if room.fence > fence:
             raise StoreFenced(f"room {code}: FENCED by token {room.fence}")
-        if room.version != expected:
+        if room.version != write.expected:
             raise StoreConflict(f"room {code}: CONFLICT stored version {room.version}")
-        room.version, room.fence = version, fence
-        if state:
-            room.state, room.tail = state, []
+        room.version, room.fence = write.version, fence
+        if write.state:
+            room.state, room.tail = write.state, []
         else:
-            room.tail.append(step or b"")
+            room.tail.append(write.step or b"")
         self.data.rooms[code] = room
-        self.writes.append((code, expected, version, fence))
+        self.writes.append((code, write.expected, write.version, fence))
 
-    async def save_room(
-        self,
-        code: str,
-        expected_version: int,
-        version: int,
-        state: bytes | None,
-        journal: list[dict[str, Any]],
-        closed: bool = False,
-        fence: int = 0,
-        keep: bool = True,
-        step: bytes | None = None,
-    ) -> None:
+    async def save_room(self, write: RoomWrite) -> None:
         self._up()
-        if expected_version < 0 and not closed:
+        code = write.code
+        if write.expected < 0 and not write.closed:
             self.data.active.add(code)
-        self._save(code, expected_version, version, state, fence, step)
-        self.data.rooms[code].log.extend(pack(record) for record in journal)
-        if closed:
+        self._save(write)
+        self.data.rooms[code].log.extend(pack(record) for record in write.journal)
+        if write.closed:
             self.data.active.discard(code)
             self.data.watchable.pop(code, None)
 
-    async def save_rooms(
-        self, writes: list[tuple[str, int, int, bytes, int]]
-    ) -> list[StoreError | None]:
+    async def save_rooms(self, writes: list[RoomWrite]) -> list[StoreError | None]:
         self._up()
         out: list[StoreError | None] = []
-        for code, expected, version, state, fence in writes:
+        for write in writes:
             try:
-                self._save(code, expected, version, state, fence)
+                self._save(write)
                 out.append(None)
             except StoreError as exc:
                 out.append(exc)
         return out
 
-    async def load_room(self, code: str) -> dict[str, Any] | None:
+    async def load_room(self, code: str) -> StoredRoom | None:
         self._up()
         room = self.data.rooms.get(code)
         if room is None or not room.state:
             return None
-        data = dict(unpack(room.state))
-        if room.tail:
-            data["tail"] = [unpack(record) for record in room.tail]
-        return data
+        return StoredRoom(unpack(room.state), [unpack(record) for record in room.tail])
 
-    async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]:
+    async def load_rooms(self, codes: list[str]) -> list[StoredRoom | None]:
         return [await self.load_room(code) for code in codes]
 
     async def active_rooms(self) -> list[str]:
@@ -220,16 +201,16 @@ class MemoryStore:
         for code in codes:
             held = self.data.lease(code)
             if held is not None:
-                holder, _, token = held.rpartition(":")
-                if holder != node:
+                lease = Lease.parse(held)
+                if lease.node != node:
                     out.append(0)
                     continue
-                fence = int(token)
+                fence = lease.fence
             else:
                 last = self.data.rooms[code].fence if code in self.data.rooms else 0
                 fence = max(self.data.fences.get(code, 0) + 1, last + 1)
                 self.data.fences[code] = fence
-            self.data.leases[code] = (f"{node}:{fence}", self.data.clock() + ttl)
+            self.data.leases[code] = (Lease(node, fence).text, self.data.clock() + ttl)
             out.append(fence)
         return out
 
@@ -335,6 +316,6 @@ class MemoryStore:
         for channel, data in messages:
             self.data.publish(channel, data)
 
-    def subscriber(self) -> Any:
+    def subscriber(self) -> Subscriber:
         """A subscriber's client (``pubsub()``, ``aclose()``), as ``RedisStore``'s."""
         return _Subscriber(self.data)

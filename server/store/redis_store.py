@@ -18,12 +18,12 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
-import msgpack
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel
 
+from server.store.base import Lease, RoomWrite, StoredRoom
 from server.store.clients import (
     TIMEOUT,
     SentinelTarget,
@@ -38,6 +38,7 @@ from server.store.clients import (
     split_sentinel_url,
     with_address,
 )
+from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict as StoreConflict
 from server.store.errors import StoreError as StoreError
 from server.store.errors import StoreFailure as StoreFailure
@@ -131,15 +132,16 @@ end
 return out
 """
 
-#: KEYS: lease, fence counter, state hash. ARGV: node id, TTL ms. The fencing token of this
-#: node's lease (a new one, raised, when the room had no owner), or 0 when another node
-#: holds it. A new token is above the last writer's (``f`` in the state) even if the
-#: counter was lost, so it never goes back for a stored room.
+#: KEYS: lease, fence counter, state hash. ARGV: the node's lease prefix (``Lease.prefix``:
+#: its text before the token), TTL ms. The fencing token of this node's lease (a new one,
+#: raised, when the room had no owner), or 0 when another node holds it. A new token is
+#: above the last writer's (``f`` in the state) even if the counter was lost, so it never
+#: goes back for a stored room.
 _ACQUIRE = """
 local held = redis.call('GET', KEYS[1])
 if held then
-    local node, token = string.match(held, '^(.*):(%d+)$')
-    if node == ARGV[1] then
+    local token = string.sub(held, #ARGV[1] + 1)
+    if string.sub(held, 1, #ARGV[1]) == ARGV[1] and string.match(token, '^%d+$') then
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
         return tonumber(token)
     end
@@ -151,7 +153,7 @@ if token <= last then
     token = last + 1
     redis.call('SET', KEYS[2], token, 'KEEPTTL')
 end
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1] .. token, 'PX', ARGV[2])
 return token
 """
 
@@ -210,24 +212,13 @@ return 1
 """
 
 
-def pack(data: Any) -> bytes:
-    return cast(bytes, msgpack.packb(data, use_bin_type=True))
-
-
-def stored_room(reply: Any) -> dict[str, Any] | None:
-    """A room as ``_LOAD_ROOM`` read it: its whole state, with a ``tail`` of step records
-    when some were saved since; None when there is no room."""
+def stored_room(reply: Any) -> StoredRoom | None:
+    """A room as ``_LOAD_ROOM`` read it: its whole state and the step records saved since;
+    None when there is no room."""
     if reply is None:
         return None
     whole, tail = reply
-    data = cast(dict[str, Any], unpack(whole))
-    if tail:
-        data["tail"] = [unpack(record) for record in tail]
-    return data
-
-
-def unpack(blob: bytes) -> Any:
-    return msgpack.unpackb(blob, raw=False, strict_map_key=False)
+    return StoredRoom(unpack(whole), [unpack(record) for record in tail])
 
 
 class RedisStore:
@@ -408,41 +399,31 @@ class RedisStore:
 
     # --- rooms ------------------------------------------------------------------------
 
-    async def save_room(
-        self,
-        code: str,
-        expected_version: int,
-        version: int,
-        state: bytes | None,
-        journal: list[dict[str, Any]],
-        closed: bool = False,
-        fence: int = 0,
-        keep: bool = True,
-        step: bytes | None = None,
-    ) -> None:
-        """Write the packed state (or append one packed ``step`` record to the room's tail,
-        ``state`` None) and append the journal atomically, if the stored version is
-        ``expected_version`` (-1 for a room not yet stored) and no later owner (a higher
+    async def save_room(self, write: RoomWrite) -> None:
+        """Write the packed state (or append one packed step record to the room's tail,
+        ``state`` None) and append the journal atomically, if the stored version is the
+        one the write expects (-1 for a room not yet stored) and no later owner (a higher
         fencing token) has written the room. A closing room's keys expire after
         ``finished_ttl`` (``keep``: a match for replay) or ``CLOSED_BRIEFLY``, and it
         leaves the active and watchable sets."""
+        code, closed = write.code, write.closed
         ttl = 0
         if closed:
-            ttl = self.finished_ttl if keep else min(self.finished_ttl, CLOSED_BRIEFLY)
+            ttl = self.finished_ttl if write.keep else min(self.finished_ttl, CLOSED_BRIEFLY)
         args: list[Any] = [
-            expected_version,
-            version,
-            state or b"",
+            write.expected,
+            write.version,
+            write.state or b"",
             ttl,
-            fence,
-            step or b"",
-            *(pack(record) for record in journal),
+            write.fence,
+            write.step or b"",
+            *(pack(record) for record in write.journal),
         ]
         try:
             # A new room joins the active set before its state exists, and leaves it after
             # its closing state is written: a crash in between leaves a code that recovery
             # reads and drops, never a room that recovery would miss.
-            if expected_version < 0 and not closed:
+            if write.expected < 0 and not closed:
                 await self._commands(("SADD", self.keys.active_rooms, code))
             await self.room_saves.call(self._room_keys(code), args)
             if closed:
@@ -458,25 +439,25 @@ class RedisStore:
         except StoreFailure as exc:
             raise await self._unavailable(f"room {code}: {exc}") from exc
 
-    async def save_rooms(
-        self, writes: list[tuple[str, int, int, bytes, int]]
-    ) -> list[StoreError | None]:
-        """``save_room`` for many rooms that stay open and add no journal record (a
-        takeover's change), in one round trip (per node, on a cluster): for each
-        ``(code, expected version, version, state, fence)``, None when written, else why
-        not (``StoreConflict``, ``StoreFenced``, ``StoreUnavailable``)."""
+    async def save_rooms(self, writes: list[RoomWrite]) -> list[StoreError | None]:
+        """``save_room`` for many whole rooms that stay open and add no journal record (a
+        takeover's change), in one round trip (per node, on a cluster): for each write,
+        None when written, else why not (``StoreConflict``, ``StoreFenced``,
+        ``StoreUnavailable``)."""
         if not writes:
             return []
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                for code, expected, version, state, fence in writes:
-                    keys = self._room_keys(code)
-                    pipe.eval(_SAVE_ROOM, len(keys), *keys, expected, version, state, 0, fence, b"")
+                for w in writes:
+                    keys = self._room_keys(w.code)
+                    args = (w.expected, w.version, w.state or b"", 0, w.fence, b"")
+                    pipe.eval(_SAVE_ROOM, len(keys), *keys, *args)
                 results: Any = await pipe.execute(raise_on_error=False)
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
         out: list[StoreError | None] = []
-        for (code, *_), result in zip(writes, results, strict=True):
+        for write, result in zip(writes, results, strict=True):
+            code = write.code
             if not isinstance(result, Exception):
                 out.append(None)
             elif str(result).startswith("FENCED"):
@@ -497,7 +478,7 @@ class RedisStore:
             self.keys.room_state(code),
         ]
         try:
-            token: Any = await self._acquire(keys=keys, args=[node, int(ttl * 1000)])
+            token: Any = await self._acquire(keys=keys, args=[Lease.prefix(node), int(ttl * 1000)])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return int(token)
@@ -507,7 +488,7 @@ class RedisStore:
         fencing token of each, 0 where another node holds it."""
         if not codes:
             return []
-        ms = int(ttl * 1000)
+        ms, prefix = int(ttl * 1000), Lease.prefix(node)
         try:
             # EVAL in a non-transactional pipeline, as in renew_leases
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -517,7 +498,7 @@ class RedisStore:
                         self.keys.room_fence(code),
                         self.keys.room_state(code),
                     )
-                    pipe.eval(_ACQUIRE, len(keys), *keys, node, ms)
+                    pipe.eval(_ACQUIRE, len(keys), *keys, prefix, ms)
                 tokens: Any = await pipe.execute()
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
@@ -579,12 +560,11 @@ class RedisStore:
             keys.room_tail(code),
         ]
 
-    async def load_room(self, code: str) -> dict[str, Any] | None:
-        """The room as last saved: its whole state, with a ``tail`` of the step records
-        saved since when there are any (``Room.from_data`` replays them)."""
+    async def load_room(self, code: str) -> StoredRoom | None:
+        """The room as last saved: its whole state and the step records saved since."""
         return (await self.load_rooms([code]))[0]
 
-    async def load_rooms(self, codes: list[str]) -> list[dict[str, Any] | None]:
+    async def load_rooms(self, codes: list[str]) -> list[StoredRoom | None]:
         """``load_room`` for many rooms in one round trip (per node, on a cluster)."""
         if not codes:
             return []

@@ -94,7 +94,7 @@ def play_match(seed: int, deals: int) -> set[str]:
     states[WATCHER] = TableState.from_room(room.view_for(WATCHER, now))
     check(room, states, now)
     for pid in PLAYERS:
-        deliver(states, room.handle(pid, ReadyRequest(), now, rng), seen)
+        deliver(states, room.handle(pid, ReadyRequest(), now, rng).deliveries, seen)
         check(room, states, now)
     steps = 0
     lag = False
@@ -108,27 +108,27 @@ def play_match(seed: int, deals: int) -> set[str]:
             waiting = [s for s in range(3) if not match.ready[s]]
             if roll < 0.2 and match.deadline is not None:
                 now = max(now, match.deadline)
-                deliveries = room.clock_ran_out(now, rng)
+                deliveries = room.clock_ran_out(now, rng).deliveries
             else:
-                deliveries = room.handle(PLAYERS[waiting[0]], ReadyRequest(), now, rng)
+                deliveries = room.handle(PLAYERS[waiting[0]], ReadyRequest(), now, rng).deliveries
         else:
             seat = match.deal.turn
             taken = seat in room.bot_seats()
             idle = [s for s in room.bot_seats() if s != seat]
             if idle and roll < 0.15:
                 # A resume off-turn gives the seat back at once.
-                deliveries = room.handle(PLAYERS[idle[0]], ResumeRequest(), now, rng)
+                deliveries = room.handle(PLAYERS[idle[0]], ResumeRequest(), now, rng).deliveries
             elif taken and roll < 0.3 and not match.resume_pending[seat]:
                 # A resume on-turn waits for the bot's action, and says nothing yet.
-                deliveries = room.handle(PLAYERS[seat], ResumeRequest(), now, rng)
+                deliveries = room.handle(PLAYERS[seat], ResumeRequest(), now, rng).deliveries
                 lag = lag or not deliveries
             elif roll < 0.12 and match.deadline is not None and not taken:
                 now = max(now, match.deadline)
-                deliveries = room.clock_ran_out(now, rng)
+                deliveries = room.clock_ran_out(now, rng).deliveries
             else:
                 actor = BotActor(seat) if taken else PLAYERS[seat]
                 try:
-                    deliveries = room.handle(actor, random_request(room, rng), now, rng)
+                    deliveries = room.handle(actor, random_request(room, rng), now, rng).deliveries
                 except ValueError:
                     continue  # refused: nothing changed, nothing was sent
         deliver(states, deliveries, seen)

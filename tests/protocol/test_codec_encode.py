@@ -52,11 +52,16 @@ def played_messages(seed: int) -> list[BaseModel]:
         if seat is None:  # between deals: each person says ready
             for i in range(3):
                 if not match.ready[i]:
-                    sent += [m for _, m in room.handle(f"p{i}", ReadyRequest(), time.time(), rng)]
+                    sent += [
+                        m
+                        for _, m in room.handle(
+                            f"p{i}", ReadyRequest(), time.time(), rng
+                        ).deliveries
+                    ]
             continue
         request = decide(policy_for("easy"), match.view_for(seat, time.time()))
         assert request is not None
-        sent += [m for _, m in room.handle(f"p{seat}", request, time.time(), rng)]
+        sent += [m for _, m in room.handle(f"p{seat}", request, time.time(), rng).deliveries]
         sent += [room.snapshot_for(f"p{seat}", time.time()), room.snapshot_for("w", time.time())]
     return sent
 

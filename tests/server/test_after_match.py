@@ -49,8 +49,11 @@ from protocol.messages import (
     Watch,
 )
 from server.replay import SEAT_NAMES, describe
-from server.rooms.room import CHAT_PER_MINUTE, Clocks, Room
-from server.store.redis_store import pack
+from server.rooms.chat import CHAT_PER_MINUTE
+from server.rooms.room import Clocks, Room
+from server.rooms.stored import room_to_data
+from server.store.base import RoomWrite
+from server.store.codec import pack
 from tests.redis_server import unique_prefix
 from tests.server.rooms.test_room import NOW
 from tests.server.rooms.test_room_social import finish
@@ -293,8 +296,10 @@ async def test_a_practice_rematch_starts_at_once_with_the_same_bots(redis_url: s
 async def store_finished(store: Any, room: Room) -> None:
     """Keep ``room`` (closed, its match played out) as its process would have."""
     assert room.closed == "match_over"
-    data = pack(room.to_data())
-    await store.save_room(room.code, -1, room.version, data, room.take_journal(), closed=True)
+    data = pack(room_to_data(room))
+    await store.save_room(
+        RoomWrite(room.code, -1, room.version, data, room.take_journal(), closed=True)
+    )
 
 
 async def test_a_rematch_across_two_processes(redis_url: str) -> None:

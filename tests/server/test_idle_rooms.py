@@ -15,8 +15,10 @@ from typing import Any
 from protocol.events import BidMade, MatchEnded
 from protocol.messages import CreateRoom, Snapshot, StartPractice
 from server.game.journal import close_reason, replay
-from server.rooms.room import Room
-from server.store.redis_store import CLOSED_BRIEFLY, RedisStore, pack
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.base import RoomWrite
+from server.store.codec import pack
+from server.store.redis_store import CLOSED_BRIEFLY, RedisStore
 from tests.redis_server import unique_prefix
 from tests.server.wire import AutoSeat, running_server, wire_client
 
@@ -29,7 +31,7 @@ async def room_data(store: RedisStore, code: str) -> dict[str, Any]:
     """The room as stored (its whole state and the steps since), as plain data; {} when
     there is none."""
     stored = await store.load_room(code)
-    return {} if stored is None else Room.from_data(stored).to_data()
+    return {} if stored is None else room_to_data(room_from_stored(stored))
 
 
 @dataclass
@@ -67,7 +69,7 @@ async def until_closed(store: RedisStore, code: str, timeout: float = 10.0) -> d
     async with asyncio.timeout(timeout):
         while True:
             stored = await store.load_room(code)
-            data = None if stored is None else Room.from_data(stored).to_data()
+            data = None if stored is None else room_to_data(room_from_stored(stored))
             if data is not None and data["closed"] is not None:
                 return data
             await asyncio.sleep(0.02)
@@ -204,7 +206,7 @@ async def test_a_room_taken_over_after_a_restart_ends_on_time(redis_url: str) ->
         data = await room_data(other, code)
         data["idle_since"] = time.time() - 3600.0
         data["version"] = version + 1
-        await other.save_room(code, version, version + 1, pack(data), [], fence=fence)
+        await other.save_room(RoomWrite(code, version, version + 1, pack(data), [], fence=fence))
     finally:
         await other.close()
     async with running_server(redis_url, idle_room_timeout=long_idle, **settings) as srv:

@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.messages import PROTOCOL_VERSION, CreateRoom, Hello, JoinRoom, Snapshot
-from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, WireClient, running_server, wire_client
 
@@ -49,7 +49,7 @@ async def rooms_holding(servers: tuple[RunningServer, ...], player: str) -> list
     found = []
     for code in await store.active_rooms():
         data = await store.load_room(code)
-        room = None if data is None else Room.from_data(data)
+        room = None if data is None else room_from_stored(data)
         if room is not None and room.closed is None and room.is_member(player):
             found.append(code)
     return found

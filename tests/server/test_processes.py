@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 from server.store.redis_store import RedisStore
 from tests.redis_server import free_port, unique_prefix
 from tests.server.balancer import Balancer
@@ -57,7 +57,7 @@ async def lease_port(url: str, prefix: str, code: str) -> int:
 async def still_playing(url: str, prefix: str, code: str) -> bool:
     async with opened(url, prefix) as store:
         data = await store.load_room(code)
-    return data is not None and Room.from_data(data).closed is None
+    return data is not None and room_from_stored(data).closed is None
 
 
 async def metric(port: int, name: str) -> float:

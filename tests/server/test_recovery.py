@@ -33,9 +33,12 @@ from server.app import App
 from server.cluster.directory import RoomDirectory
 from server.game.journal import replay
 from server.rooms.room import Clocks, Room
+from server.rooms.stored import room_from_stored, room_to_data
 from server.settings import Settings
 from server.store.addresses import AddressStore
-from server.store.redis_store import RedisStore, pack
+from server.store.base import RoomWrite
+from server.store.codec import pack
+from server.store.redis_store import RedisStore
 from server.transport import open_store, serve_app
 from tests.redis_server import RedisProcess, free_port, unique_prefix
 from tests.server.wire import AutoSeat, WireClient, running_server, wire_client
@@ -51,7 +54,7 @@ async def test_a_match_goes_on_after_the_server_restarts(redis_url: str) -> None
             code = seat.state.room.code if seat.state else ""
             runner = srv.app.rooms[code]
             last_sent = client.next_id - 1
-    before = runner.room.to_data()  # as the server stopped (its bots may have moved on)
+    before = room_to_data(runner.room)  # as the server stopped (its bots may have moved on)
     # what is stored (the room saved whole and the steps since) is the room as it stopped
     store = await RedisStore.connect(redis_url, 60, 60, prefix=prefix, wait=10)
     try:
@@ -59,12 +62,12 @@ async def test_a_match_goes_on_after_the_server_restarts(redis_url: str) -> None
     finally:
         await store.close()
     assert stored is not None
-    assert Room.from_data(stored).to_data()["match"] == before["match"]
+    assert room_to_data(room_from_stored(stored))["match"] == before["match"]
     # the process is gone; a new one on the same Redis brings the room back (a bot whose
     # turn it was may move at once)
     async with running_server(redis_url, key_prefix=prefix) as srv:
         assert code in srv.app.rooms
-        restored = srv.app.rooms[code].room.to_data()
+        restored = room_to_data(srv.app.rooms[code].room)
         assert restored["match"]["version"] >= before["match"]["version"]
         async with wire_client(srv.url, token=welcome.token) as (client, again):
             assert again.resumed and again.room == code and again.player_id == welcome.player_id
@@ -204,12 +207,12 @@ async def test_a_redis_restart_mid_match_loses_nothing(tmp_path: Path) -> None:
             await client.send(StartPractice(deals=3, level="easy", speed="instant"))
             first: DealEnded = await seat.until(DealEnded)
             code = seat.state.room.code if seat.state else ""
-            before = srv.app.rooms[code].room.to_data()
+            before = room_to_data(srv.app.rooms[code].room)
             redis.stop()
             redis.start()
             stored = await srv.app.store.load_room(code)
             assert stored is not None
-            assert Room.from_data(stored).version >= before["version"]
+            assert room_from_stored(stored).version >= before["version"]
             end: MatchEnded = await seat.until(MatchEnded, timeout=60)
             assert end.deal_scores[0] == first.score.scores
             records = await srv.app.store.read_log(code)
@@ -243,7 +246,9 @@ async def test_leases_are_renewed_and_healthz_answers_while_rooms_come_back(
     for code in codes:
         room = Room.quick(code, [(f"{code}-{i}", f"p{i}") for i in range(3)], clocks)
         room.start_match(time.time(), random.Random(1))
-        await store.save_room(code, -1, room.version, pack(room.to_data()), room.take_journal())
+        await store.save_room(
+            RoomWrite(code, -1, room.version, pack(room_to_data(room)), room.take_journal())
+        )
     await store.acquire_leases(codes, node, settings.lease_ttl)
 
     monkeypatch.setattr(directory_module, "ADOPT_BATCH", 5)

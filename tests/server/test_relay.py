@@ -33,6 +33,7 @@ from protocol.messages import (
 )
 from server.cluster import ops
 from server.rooms.room import RoomError
+from server.rooms.stored import room_to_data
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server, wire_client
 
@@ -58,11 +59,11 @@ async def test_a_refusal_from_the_rooms_process_reaches_the_sender_and_changes_n
             snapshot = await ann.recv_type(Snapshot)
             assert snapshot.room.code == code and snapshot.room.your_seat == 1
             assert code in a.app.rooms and code not in b.app.rooms
-            before = a.app.rooms[code].room.to_data()
+            before = room_to_data(a.app.rooms[code].room)
             rid = await ann.send(PlayRequest(ranks=[3]))  # no match yet
             error = await ann.recv_type(Error)
             assert error.request_id == rid and error.code == ErrorCode.WRONG_PHASE
-            assert a.app.rooms[code].room.to_data() == before
+            assert room_to_data(a.app.rooms[code].room) == before
 
 
 async def test_a_room_code_no_process_knows_is_refused(redis_url: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import CreateRoom, Error, JoinRoom, SeatBot, SeatsChanged, Snapshot, Watch
-from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 from server.store.redis_store import RedisStore
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, WireClient, running_server, wire_client
@@ -43,7 +43,7 @@ async def watchers_seen(client: WireClient, count: int) -> None:
 async def stored_watchers(store: RedisStore, code: str) -> list[str]:
     data = await store.load_room(code)
     assert data is not None
-    return Room.from_data(data).watchers
+    return room_from_stored(data).watchers
 
 
 async def test_a_watcher_connected_elsewhere_leaves_when_their_connection_ends(

@@ -14,7 +14,9 @@ from pydantic import BaseModel
 from redis.asyncio import Redis
 
 from server.rooms.room import Delivery, Room
-from server.runner import RoomRunner
+from server.rooms.stored import room_from_stored
+from server.runner import RoomRunner, RunnerDeps
+from server.store.base import RoomWrite
 from server.store.redis_store import RedisStore
 
 ROOMS = 12
@@ -27,11 +29,9 @@ class AckedStore:
         self.store = store
         self.acked: set[tuple[str, int]] = set()
 
-    async def save_room(
-        self, code: str, expected: int, version: int, *args: Any, **kw: Any
-    ) -> None:
-        await self.store.save_room(code, expected, version, *args, **kw)
-        self.acked.add((code, version))
+    async def save_room(self, write: RoomWrite) -> None:
+        await self.store.save_room(write)
+        self.acked.add((write.code, write.version))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
@@ -76,7 +76,8 @@ async def test_no_event_goes_out_before_its_save_is_acknowledged(
     runners: list[RoomRunner] = []
     for i in range(ROOMS):
         room = Room.create(f"WBS{i:02d}", "private", 1, f"ann{i}", "Ann")
-        runner = RoomRunner(room, outlet, acked, random.Random(i), nothing, lambda: 0.0)  # type: ignore[arg-type]
+        deps = RunnerDeps(outlet, acked, random.Random(i), nothing, lambda: 0.0)  # type: ignore[arg-type]
+        runner = RoomRunner(room, deps)
         await runner.save_new()
         runners.append(runner)
     for runner in runners:
@@ -103,4 +104,4 @@ async def test_no_event_goes_out_before_its_save_is_acknowledged(
     assert all(acked for _, _, acked in outlet.sent)
     for runner in runners:
         stored = await store.load_room(runner.code)
-        assert stored is not None and Room.from_data(stored).version == runner.room.version
+        assert stored is not None and room_from_stored(stored).version == runner.room.version

@@ -15,7 +15,8 @@ from protocol.messages import ReadyRequest, Request
 from server.bots import decide
 from server.bots.base import policy_for
 from server.rooms.room import Clocks, Room, RoomError
-from server.runner import TAIL_MAX, RoomRunner
+from server.rooms.stored import room_from_stored, room_to_data
+from server.runner import TAIL_MAX, RoomRunner, RunnerDeps
 from server.store.errors import StoreConflict
 from server.store.memory import MemoryRedis, MemoryStore
 
@@ -41,9 +42,8 @@ async def nothing(room: Room) -> None:
 
 async def new_runner(store: MemoryStore, outlet: Outlet, code: str = "ROOM1") -> RoomRunner:
     room = Room.create(code, "private", 1, "ann", "Ann")
-    runner = RoomRunner(
-        room, outlet, store, random.Random(1), nothing, lambda: 0.0, presence=outlet
-    )
+    deps = RunnerDeps(outlet, store, random.Random(1), nothing, lambda: 0.0, presence=outlet)
+    runner = RoomRunner(room, deps)
     await runner.save_new()
     return runner
 
@@ -67,7 +67,7 @@ async def test_a_change_is_written_before_it_is_sent_and_says_who_came_in() -> N
     assert outlet.sent and all(writes == 2 for _, _, writes in outlet.sent)
     assert outlet.moves == [("ROOM1", ["bo"], [])]
     stored = await store.load_room("ROOM1")
-    assert stored is not None and Room.from_data(stored).seats[1].player_id == "bo"
+    assert stored is not None and room_from_stored(stored).seats[1].player_id == "bo"
 
 
 async def test_a_change_that_cannot_be_written_sends_nothing_and_is_undone() -> None:
@@ -119,14 +119,14 @@ async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_s
         return runner.room.seats[match.turn].player_id or "", request
 
     await runner.request(*next_move())
-    saved = runner.room.to_data()
+    saved = room_to_data(runner.room)
     redis.down = True
     with pytest.raises(RoomError):
         await runner.request(*next_move())
-    assert runner.room.to_data() == saved
+    assert room_to_data(runner.room) == saved
     redis.down = False
     stored = await store.load_room("ROOM1")
-    assert stored is not None and Room.from_data(stored).to_data() == saved
+    assert stored is not None and room_to_data(room_from_stored(stored)) == saved
 
     lengths = []
     for _ in range(TAIL_MAX + 1):
@@ -134,7 +134,9 @@ async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_s
         lengths.append(len(store.data.rooms["ROOM1"].tail))
     assert max(lengths) == TAIL_MAX and lengths[-1] < TAIL_MAX  # then saved whole
     stored = await store.load_room("ROOM1")
-    assert stored is not None and Room.from_data(stored).to_data() == runner.room.to_data()
+    assert stored is not None and room_to_data(room_from_stored(stored)) == room_to_data(
+        runner.room
+    )
 
 
 async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_out_at_the_last() -> (
@@ -147,7 +149,7 @@ async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_ou
     outlet = Outlet(store)
     room = Room.create("CLOCK", "private", 1, "ann", "Ann", clocks=Clocks(2.0, 2.0, 5.0))
     loop = asyncio.get_running_loop()
-    runner = RoomRunner(room, outlet, store, random.Random(2), nothing, loop.time)
+    runner = RoomRunner(room, RunnerDeps(outlet, store, random.Random(2), nothing, loop.time))
     await runner.save_new()
     await runner.change(lambda r: r.join("bo", "Bo", loop.time()))
     await runner.change(lambda r: r.join("cy", "Cy", loop.time()))

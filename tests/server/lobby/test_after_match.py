@@ -5,6 +5,7 @@ rooms' own tests' helper and stored as a closed room."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -12,25 +13,60 @@ from protocol.messages import (
     GetHistory,
     GetReplay,
     History,
+    ReadyRequest,
     Rematch,
     RematchAsked,
     ReplayData,
     Snapshot,
     Watch,
 )
+from server.game.journal import Record
 from server.lobby.player_replay import WATCHED_MAX
+from server.rooms.change import Change
 from server.rooms.room import Room
-from server.store.redis_store import pack
+from server.rooms.stored import room_to_data
+from server.store.base import RoomWrite
+from server.store.codec import pack
 from tests.server.lobby.harness import FakeConn, LobbyProcess, lobby
-from tests.server.rooms.test_room_social import finished_private
+from tests.server.rooms.test_room import NOW, private_room
+from tests.server.rooms.test_room_social import finish
+
+
+def played_with_journal(rng: random.Random) -> tuple[Room, list[Record]]:
+    """A played-out private match of alice, bob and carol, watched by walt, with the
+    journal its saves would have written (each change's records, in order)."""
+    room = private_room()
+    journal: list[Record] = []
+    handle = room.handle
+
+    def recorded(*args: Any) -> Change:
+        change = handle(*args)
+        journal.extend(change.journal)
+        return change
+
+    room.handle = recorded  # type: ignore[method-assign]
+    room.join("bob", "Bob", NOW)
+    room.join("carol", "Carol", NOW)
+    for player in ("alice", "bob", "carol"):
+        room.handle(player, ReadyRequest(), NOW, rng)
+    room.watch("walt")
+    finish(room, rng)
+    assert room.closed == "match_over"
+    return room, journal
 
 
 async def finished(lob: LobbyProcess) -> Room:
-    """A played-out private match of alice, bob and carol, watched by walt, stored closed
-    (as its process saves it) and recorded in their histories."""
-    room = finished_private(random.Random(9))
+    """That match stored closed (as its process saves it) and recorded in the histories."""
+    room, journal = played_with_journal(random.Random(9))
     await lob.store.save_room(
-        room.code, -1, room.version, pack(room.to_data()), room.take_journal(), closed=True
+        RoomWrite(
+            room.code,
+            -1,
+            room.version,
+            pack(room_to_data(room)),
+            journal,
+            closed=True,
+        )
     )
     await lob.store.note_watched(room.code, "walt", WATCHED_MAX)
     await lob.app.records.record(room)

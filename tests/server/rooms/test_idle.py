@@ -12,6 +12,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import BidRequest, ReadyRequest, RoomClosed, SeatBot
 from server.game.journal import close_reason, replay
 from server.rooms.room import Clocks, Room, RoomError, Seat
+from server.rooms.stored import room_from_data, room_to_data
 
 NOW = 1000.0
 TIMEOUT = 300.0
@@ -41,11 +42,11 @@ def comes_back(room: Room, player: str, now: float) -> None:
 
 
 def not_ended(room: Room, now: float) -> None:
-    before = room.to_data()
+    before = room_to_data(room)
     with pytest.raises(RoomError) as exc:
         room.end_idle(now, TIMEOUT)
     assert exc.value.code == ErrorCode.NOT_ALLOWED
-    assert room.to_data() == before
+    assert room_to_data(room) == before
 
 
 def test_a_room_is_idle_from_the_moment_its_last_person_went() -> None:
@@ -60,7 +61,7 @@ def test_a_room_is_idle_from_the_moment_its_last_person_went() -> None:
     assert room.idle_deadline(TIMEOUT) == NOW + 2 + TIMEOUT
     not_ended(room, NOW + 2 + TIMEOUT - 0.001)
     room.watch("walt")
-    out = room.end_idle(NOW + 2 + TIMEOUT, TIMEOUT)
+    out = room.end_idle(NOW + 2 + TIMEOUT, TIMEOUT).deliveries
     assert room.closed == "abandoned"
     assert ("walt", RoomClosed(reason="abandoned")) in out
     assert room.idle_deadline(TIMEOUT) is None
@@ -95,15 +96,14 @@ def test_a_match_whose_people_all_left_or_went_ends_as_abandoned_in_its_journal(
     rng = random.Random(2)
     room = private_room()
     room.join("bob", "Bob", NOW)
-    room.handle("alice", SeatBot(level="easy"), NOW, rng)
-    room.handle("alice", ReadyRequest(), NOW, rng)
-    room.handle("bob", ReadyRequest(), NOW, rng)
+    records = room.handle("alice", SeatBot(level="easy"), NOW, rng).journal
+    records += room.handle("alice", ReadyRequest(), NOW, rng).journal
+    records += room.handle("bob", ReadyRequest(), NOW, rng).journal
     assert room.match is not None
     room.leave("bob")
     goes(room, "alice", NOW + 1)
-    room.end_idle(NOW + 1 + TIMEOUT, TIMEOUT)
+    records += room.end_idle(NOW + 1 + TIMEOUT, TIMEOUT).journal
     assert room.closed == "abandoned"
-    records = room.take_journal()
     assert close_reason(records) == "abandoned"
     *_, (_, match, _) = replay(records)
     assert match.to_data() == room.match.to_data()
@@ -127,7 +127,7 @@ def test_the_idle_moment_survives_a_round_trip_through_plain_data() -> None:
     """A room taken over after a crash ends on time, not a whole timeout after the restart."""
     room = private_room()
     goes(room, "alice", NOW)
-    again = Room.from_data(room.to_data())
+    again = room_from_data(room_to_data(room))
     assert again.idle_since == NOW
     again.all_disconnected()
     again.note_presence(NOW + 200)  # the restart keeps the earlier moment
@@ -137,7 +137,7 @@ def test_the_idle_moment_survives_a_round_trip_through_plain_data() -> None:
 def test_people_connected_at_a_crash_are_idle_from_the_takeover() -> None:
     room = private_room()
     room.note_presence(NOW)
-    again = Room.from_data(room.to_data())
+    again = room_from_data(room_to_data(room))
     again.all_disconnected()
     again.note_presence(NOW + 50)
     assert again.idle_since == NOW + 50
@@ -157,4 +157,4 @@ def test_a_closed_room_is_worth_keeping_only_for_a_match_a_person_played() -> No
     goes(played, "alice", NOW)
     played.end_idle(NOW + TIMEOUT, TIMEOUT)
     assert played.worth_keeping
-    assert Room.from_data(played.to_data()).played
+    assert room_from_data(room_to_data(played)).played

@@ -23,6 +23,7 @@ from protocol.messages import (
 )
 from server.game.errors import GameError
 from server.rooms.room import RESUME_FLOOR, BotActor, Clocks, Room, RoomError, Seat
+from server.rooms.stored import room_from_data, room_to_data
 
 NOW = 1000.0
 
@@ -41,11 +42,11 @@ def full_room(rng: random.Random) -> Room:
 
 
 def refused(code: ErrorCode, room: Room, *args: object) -> None:
-    before = room.to_data()
+    before = room_to_data(room)
     with pytest.raises((RoomError, GameError)) as exc:
         room.handle(*args)  # type: ignore[arg-type]
     assert exc.value.code == code
-    assert room.to_data() == before
+    assert room_to_data(room) == before
 
 
 def test_the_creator_sits_in_seat_zero_and_others_join_the_empty_seats() -> None:
@@ -79,7 +80,7 @@ def test_the_match_starts_when_three_seats_are_filled_and_all_are_ready() -> Non
     room.handle("alice", ReadyRequest(), NOW, rng)
     assert room.match is None  # seat 2 still empty
     room.join("bob", "Bob", NOW)
-    out = room.handle("bob", ReadyRequest(), NOW, rng)
+    out = room.handle("bob", ReadyRequest(), NOW, rng).deliveries
     assert room.match is not None
     hands = {p: m.hand for p, m in out if isinstance(m, DealStarted)}
     assert set(hands) == {"alice", "bob"}  # the bot's hand goes to no one
@@ -134,7 +135,7 @@ def test_watchers_are_counted_and_get_no_hand() -> None:
     assert {p for p, _ in out} == {"alice", "bob", "walt"}
     room.handle("alice", SeatBot(), NOW, rng)
     room.handle("alice", ReadyRequest(), NOW, rng)
-    out = room.handle("bob", ReadyRequest(), NOW, rng)
+    out = room.handle("bob", ReadyRequest(), NOW, rng).deliveries
     started = [m for p, m in out if p == "walt" and isinstance(m, DealStarted)]
     assert len(started) == 1 and started[0].hand is None
     view = room.view_for("walt", NOW)
@@ -189,7 +190,7 @@ def test_the_room_round_trips_through_plain_data() -> None:
     rng = random.Random(9)
     room = full_room(rng)
     room.watch("walt")
-    assert Room.from_data(room.to_data()).to_data() == room.to_data()
+    assert room_to_data(room_from_data(room_to_data(room))) == room_to_data(room)
 
 
 def test_a_resent_request_id_is_recognised_and_not_applied_twice() -> None:
@@ -215,7 +216,7 @@ def test_time_down_does_not_count_against_the_seat_on_turn() -> None:
     match = room.match
     assert match is not None and match.deadline == NOW + 15
     room.saved_at = NOW + 4  # saved with 11 s left
-    stored = Room.from_data(room.to_data())
+    stored = room_from_data(room_to_data(room))
     assert stored.saved_at == NOW + 4
     back = NOW + 4 + 30  # 30 s down: the old deadline is long past
     out = stored.resume_clocks(back)

@@ -20,15 +20,15 @@ from protocol.messages import (
     SeatsChanged,
 )
 from server.game.errors import GameError
+from server.rooms.chat import CHAT_PER_MINUTE, CHAT_WINDOW
 from server.rooms.room import (
-    CHAT_PER_MINUTE,
-    CHAT_WINDOW,
     BotActor,
     Clocks,
     Room,
     RoomError,
-    unique_name,
 )
+from server.rooms.seating import unique_name
+from server.rooms.stored import room_from_data, room_to_data
 from tests.server.rooms.test_room import NOW, full_room, private_room, refused
 
 HOLD = 30.0
@@ -101,7 +101,7 @@ def test_a_phrase_goes_to_every_seat_here_and_the_watchers() -> None:
     rng = random.Random(2)
     room = full_room(rng)
     room.watch("walt")
-    out = room.handle("bob", Chat(phrase="well_played"), NOW, rng)
+    out = room.handle("bob", Chat(phrase="well_played"), NOW, rng).deliveries
     assert {p for p, _ in out} == {"alice", "bob", "carol", "walt"}
     assert {(m.seat, m.phrase) for _, m in out} == {(1, "well_played")}  # type: ignore[attr-defined]
 
@@ -134,9 +134,8 @@ def test_chat_changes_nothing_at_the_table() -> None:
     room = full_room(rng)
     assert room.match is not None
     version = room.match.version
-    room.take_journal()
-    room.handle("carol", Chat(phrase="good_luck"), NOW, rng)
-    assert room.match.version == version and room.take_journal() == []
+    said = room.handle("carol", Chat(phrase="good_luck"), NOW, rng)
+    assert room.match.version == version and said.journal == []
 
 
 # --- rematch ------------------------------------------------------------------------
@@ -164,13 +163,15 @@ def test_a_rematch_keeps_the_seats_and_settings_and_holds_the_others_seats() -> 
     assert {p for p, _ in invites} == {"alice", "carol"}
     assert all(isinstance(m, RematchAsked) and m.seat == 1 for _, m in invites)
     assert all(isinstance(m, RematchAsked) and m.name == old.seats[1].name for _, m in invites)
-    assert {p for p, _ in room.handle("bob", Chat(phrase="one_more"), NOW, rng)} == {"bob"}
+    assert {p for p, _ in room.handle("bob", Chat(phrase="one_more"), NOW, rng).deliveries} == {
+        "bob"
+    }
 
 
 def test_the_rematch_starts_when_the_same_three_are_ready() -> None:
     rng = random.Random(7)
     room = Room.rematch(finished_private(rng), "NEWCD", "bob", NOW, rng, HOLD)
-    out = room.again("carol", "Carol", NOW + 1, rng)
+    out = room.again("carol", "Carol", NOW + 1, rng).deliveries
     assert room.match is None
     assert [m for p, m in out if p == "alice" and isinstance(m, RematchAsked)]
     with pytest.raises(RoomError) as exc:
@@ -179,7 +180,7 @@ def test_the_rematch_starts_when_the_same_three_are_ready() -> None:
     with pytest.raises(RoomError) as exc:
         room.join("dave", "Dave", NOW)  # no empty seat: alice's is held
     assert exc.value.code == ErrorCode.ROOM_FULL
-    out = room.again("alice", "Alice", NOW + 2, rng)
+    out = room.again("alice", "Alice", NOW + 2, rng).deliveries
     assert room.match is not None and room.hold_until is None
     assert {p for p, m in out if isinstance(m, DealStarted)} == {"alice", "bob", "carol"}
 
@@ -190,7 +191,7 @@ def test_when_the_hold_ends_a_private_rematch_seat_is_free_for_anyone() -> None:
     with pytest.raises(RoomError):
         room.hold_over(NOW + HOLD - 1, rng)  # a stale timer
     room.again("alice", "Alice", NOW + 1, rng)
-    out = room.hold_over(NOW + HOLD, rng)
+    out = room.hold_over(NOW + HOLD, rng).deliveries
     assert room.seats[2].kind == "empty" and room.held_seat("carol") is None
     assert any(isinstance(m, SeatsChanged) for _, m in out)
     room.handle("bob", SeatBot(level="easy"), NOW + HOLD, rng)  # bob asked first: creator
@@ -240,7 +241,7 @@ def test_the_rematch_round_trips_through_plain_data() -> None:
     rng = random.Random(12)
     room = Room.rematch(finished_private(rng), "NEWCD", "bob", NOW, rng, HOLD)
     room.handle("bob", Chat(phrase="hello"), NOW, rng)
-    assert Room.from_data(room.to_data()).to_data() == room.to_data()
+    assert room_to_data(room_from_data(room_to_data(room))) == room_to_data(room)
 
 
 # --- replay permission --------------------------------------------------------------
@@ -280,7 +281,7 @@ def test_a_turn_refusal_names_the_seat_as_people_read_it() -> None:
     room = full_room(rng)
     assert room.match is not None and room.match.turn is not None
     other = room.seats[(room.match.turn + 1) % 3].player_id
-    with pytest.raises(RoomError) as exc:
+    with pytest.raises(GameError) as exc:  # (the match checks the turn)
         room.handle(other, PassRequest(), NOW, rng)  # type: ignore[arg-type]
     name = room.seats[room.match.turn].name
     assert exc.value.message == f"it is {name} (S{room.match.turn + 1})'s turn"

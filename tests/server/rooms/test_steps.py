@@ -30,10 +30,12 @@ from server.rooms.steps import (
     RequestStep,
     Step,
     StepRecord,
-    StepTaken,
     TailMismatch,
     step_from_data,
+    step_record,
 )
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.base import StoredRoom
 
 NOW = 1000.0
 
@@ -85,38 +87,37 @@ def next_step(room: Room, pick: random.Random, now: float) -> Step:
 def test_a_snapshot_and_its_tail_rebuild_the_room_at_every_step(seed: int) -> None:
     rng, pick = random.Random(seed), random.Random(1000 + seed)
     room = a_room(rng)
-    snapshot, tail = stored(room.to_data()), list[StepRecord]()
+    snapshot, tail = stored(room_to_data(room)), list[StepRecord]()
     now, steps = NOW, 0
     while room.closed is None and steps < 400:
         now += pick.choice([0.5, 3.0, 25.0])  # sometimes past a clock
-        taken = StepTaken(next_step(room, pick, now), now, rng)
-        before = room.to_data()
+        step = next_step(room, pick, now)
+        before = room_to_data(room)
         try:
-            taken.apply(room)
+            change = step.apply(room, now, rng)
         except Refusal:
-            assert room.to_data() == before  # refused: nothing to save
-            room.take_journal()
+            assert room_to_data(room) == before  # refused: nothing to save
             continue
+        room.note_presence(now)
         steps += 1
-        room.take_journal()
-        room.saved_at = now + 0.001
-        tail.append(stored(taken.record(room.version, room.saved_at)))
-        rebuilt = Room.from_data({**snapshot, "tail": tail})
-        assert rebuilt.to_data() == stored(room.to_data()), f"step {steps}"
+        room.saved(now + 0.001)
+        tail.append(stored(step_record(step, now, change, room.version, now + 0.001)))
+        rebuilt = room_from_stored(StoredRoom(snapshot, tail))
+        assert room_to_data(rebuilt) == stored(room_to_data(room)), f"step {steps}"
         if pick.random() < 0.1:  # a whole save drops the tail
-            snapshot, tail = stored(room.to_data()), []
+            snapshot, tail = stored(room_to_data(room)), []
     assert steps > 50
 
 
 def test_a_tail_that_does_not_follow_its_snapshot_is_refused() -> None:
     rng = random.Random(3)
     room = a_room(rng)
-    snapshot = stored(room.to_data())
-    taken = StepTaken(RequestStep("alice", ReadyRequest()), NOW, rng)
-    taken.apply(room)
-    record = stored(taken.record(room.version, NOW))
+    snapshot = stored(room_to_data(room))
+    step = RequestStep("alice", ReadyRequest())
+    change = step.apply(room, NOW, rng)
+    record = stored(step_record(step, NOW, change, room.version, NOW))
     with pytest.raises(TailMismatch):
-        Room.from_data({**snapshot, "tail": [record, record]})
+        room_from_stored(StoredRoom(snapshot, [record, record]))
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,13 @@ import asyncio
 import pytest
 from redis.asyncio.client import PubSub
 
+from server.store.base import RoomWrite, StoredRoom
+from server.store.codec import pack
 from server.store.redis_store import (
     RedisStore,
     StoreConflict,
     StoreFenced,
     StoreUnavailable,
-    pack,
 )
 
 
@@ -20,7 +21,7 @@ async def assert_unavailable(store: RedisStore) -> None:
     """Every kind of call on a store whose Redis cannot be reached is refused as
     ``StoreUnavailable`` (a retryable error for the client), never a crash."""
     with pytest.raises(StoreUnavailable):
-        await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
+        await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), []))
     with pytest.raises(StoreUnavailable):
         await store.load_session("tok")
     with pytest.raises(StoreUnavailable):
@@ -62,7 +63,9 @@ async def adopted_in_batches(store: RedisStore, codes: list[str]) -> None:
     """Leases, states and takeover writes of many rooms, each in one pipeline (on a
     cluster: EVAL in a non-transactional pipeline, over every node)."""
     for code in codes:
-        await store.save_room(code, -1, 0, pack({"code": code, "version": 0}), [], fence=0)
+        await store.save_room(
+            RoomWrite(code, -1, 0, pack({"code": code, "version": 0}), [], fence=0)
+        )
     held = codes[:3]
     for code in held:  # another process runs these
         assert await store.acquire_lease(code, "b:2", ttl=30) >= 1
@@ -71,16 +74,23 @@ async def adopted_in_batches(store: RedisStore, codes: list[str]) -> None:
     assert await store.acquire_leases(codes, "a:1", ttl=30) == tokens  # its own: kept
     assert await store.acquire_leases([], "a:1", ttl=30) == []
     states = await store.load_rooms([*codes, "NONE1"])
-    assert states == [{"code": code, "version": 0} for code in codes] + [None]
+    assert states == [StoredRoom({"code": code, "version": 0}) for code in codes] + [None]
     ours = list(zip(codes[3:], tokens[3:], strict=True))
-    writes = [(code, 0, 1, pack({"code": code, "version": 1}), token) for code, token in ours]
-    writes[0] = (writes[0][0], 5, 6, b"", writes[0][4])  # built on a version it is not
+    writes = [
+        RoomWrite(code, 0, 1, pack({"code": code, "version": 1}), fence=token)
+        for code, token in ours
+    ]
+    writes[0] = RoomWrite(
+        writes[0].code, 5, 6, b"", fence=writes[0].fence
+    )  # built on a version it is not
     results = await store.save_rooms(writes)
     assert isinstance(results[0], StoreConflict)
     assert results[1:] == [None] * (len(writes) - 1)
-    assert await store.load_rooms([writes[1][0]]) == [{"code": writes[1][0], "version": 1}]
+    assert await store.load_rooms([writes[1].code]) == [
+        StoredRoom({"code": writes[1].code, "version": 1})
+    ]
     later = await store.acquire_lease(held[0], "b:2", ttl=30)
-    await store.save_room(held[0], 0, 1, pack({"version": 1}), [], fence=later)
-    (fenced,) = await store.save_rooms([(held[0], 1, 2, pack({}), 0)])  # a stale owner
+    await store.save_room(RoomWrite(held[0], 0, 1, pack({"version": 1}), [], fence=later))
+    (fenced,) = await store.save_rooms([RoomWrite(held[0], 1, 2, pack({}))])  # a stale owner
     assert isinstance(fenced, StoreFenced)
     assert await store.save_rooms([]) == []

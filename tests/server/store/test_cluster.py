@@ -14,14 +14,15 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
+from server.store.base import RoomWrite, StoredRoom
 from server.store.clients import POOL_SIZE
+from server.store.codec import pack
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import (
     RedisStore,
     StoreConflict,
     StoreFenced,
     StoreUnavailable,
-    pack,
 )
 from tests.redis_cluster import ClusterProcesses
 from tests.redis_server import free_port
@@ -104,10 +105,14 @@ async def test_connect_tells_a_cluster_from_one_redis(
 
 async def test_rooms_are_saved_and_loaded_on_every_node(store: RedisStore) -> None:
     for code in CODES:
-        await store.save_room(code, -1, 0, pack({"code": code, "version": 0}), [{"k": "start"}])
-        await store.save_room(code, 0, 1, pack({"code": code, "version": 1}), [{"k": "cmd"}])
+        await store.save_room(
+            RoomWrite(code, -1, 0, pack({"code": code, "version": 0}), [{"k": "start"}])
+        )
+        await store.save_room(
+            RoomWrite(code, 0, 1, pack({"code": code, "version": 1}), [{"k": "cmd"}])
+        )
     for code in CODES:
-        assert await store.load_room(code) == {"code": code, "version": 1}
+        assert await store.load_room(code) == StoredRoom({"code": code, "version": 1})
         assert await store.read_log(code) == [{"k": "start"}, {"k": "cmd"}]
     assert await store.active_rooms() == sorted(CODES)
     assert await store.load_room("NOSUCH") is None
@@ -126,17 +131,19 @@ async def test_rooms_are_saved_and_loaded_on_every_node(store: RedisStore) -> No
 async def test_a_stale_write_is_refused_and_a_closed_room_leaves_the_sets(
     store: RedisStore,
 ) -> None:
-    await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}])
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}]))
     await store.add_watchable("ABCDE", 1000.0)
-    await store.save_room("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}])
+    await store.save_room(RoomWrite("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}]))
     with pytest.raises(StoreConflict):
-        await store.save_room("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}])
+        await store.save_room(RoomWrite("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}]))
     with pytest.raises(StoreConflict):  # a second room under a taken code
-        await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
-    assert await store.load_room("ABCDE") == {"version": 1}
+        await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), []))
+    assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
     assert [r["k"] for r in await store.read_log("ABCDE")] == ["start", "x"]
     assert await store.watchable(10) == ["ABCDE"]
-    await store.save_room("ABCDE", 1, 2, pack({"version": 2}), [{"k": "end"}], closed=True)
+    await store.save_room(
+        RoomWrite("ABCDE", 1, 2, pack({"version": 2}), [{"k": "end"}], closed=True)
+    )
     assert await store.active_rooms() == []
     assert await store.watchable(10) == []
     for key in (store.keys.room_state("ABCDE"), store.keys.room_log("ABCDE")):
@@ -145,14 +152,16 @@ async def test_a_stale_write_is_refused_and_a_closed_room_leaves_the_sets(
 
 async def test_a_stale_owners_write_is_fenced(store: RedisStore) -> None:
     old = await store.acquire_lease("ROOM2", "a:1", ttl=0.2)
-    await store.save_room("ROOM2", -1, 0, pack({"version": 0}), [], fence=old)
+    await store.save_room(RoomWrite("ROOM2", -1, 0, pack({"version": 0}), [], fence=old))
     await asyncio.sleep(0.3)  # a's lease runs out (a stalled)
     new = await store.acquire_lease("ROOM2", "b:2", ttl=30)
     assert new > old
-    await store.save_room("ROOM2", 0, 1, pack({"version": 1}), [], fence=new)
+    await store.save_room(RoomWrite("ROOM2", 0, 1, pack({"version": 1}), [], fence=new))
     with pytest.raises(StoreFenced):
-        await store.save_room("ROOM2", 0, 1, pack({"version": 1, "stale": True}), [], fence=old)
-    assert await store.load_room("ROOM2") == {"version": 1}
+        await store.save_room(
+            RoomWrite("ROOM2", 0, 1, pack({"version": 1, "stale": True}), [], fence=old)
+        )
+    assert await store.load_room("ROOM2") == StoredRoom({"version": 1})
 
 
 async def test_leases_of_rooms_on_every_node_are_renewed_and_released(
@@ -283,22 +292,24 @@ async def test_a_node_down_is_unavailable_and_its_rooms_come_back_with_it(
         down = next(code for code in CODES if owner(code) == 1)
         up = next(code for code in CODES if owner(code) == 2)
         for code in (down, up):
-            await store.save_room(code, -1, 0, pack({"version": 0}), [])
+            await store.save_room(RoomWrite(code, -1, 0, pack({"version": 0}), []))
         cluster.kill_node(1)
         with pytest.raises(StoreUnavailable):
             await store.load_room(down)
         with pytest.raises(StoreUnavailable):
-            await store.save_room(down, 0, 1, pack({"version": 1}), [])
+            await store.save_room(RoomWrite(down, 0, 1, pack({"version": 1}), []))
         with pytest.raises(StoreUnavailable):
             await store.renew_leases({down: "a:1:1", up: "a:1:1"}, 30)
-        assert await store.load_room(up) == {"version": 0}  # the other nodes still serve
+        assert await store.load_room(up) == StoredRoom(
+            {"version": 0}
+        )  # the other nodes still serve
         await asyncio.to_thread(cluster.restart_node, 1)
         # the same client serves the room again (the node kept its slots; being without
         # persistence here, it came back empty)
         assert await store.load_room(down) is None
-        await store.save_room(down, -1, 0, pack({"version": 0}), [])
-        assert await store.load_room(down) == {"version": 0}
-        assert await store.load_room(up) == {"version": 0}
+        await store.save_room(RoomWrite(down, -1, 0, pack({"version": 0}), []))
+        assert await store.load_room(down) == StoredRoom({"version": 0})
+        assert await store.load_room(up) == StoredRoom({"version": 0})
     finally:
         await store.close()
         await asyncio.to_thread(cluster.stop)

@@ -11,8 +11,11 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Snapshot, StartPractice
-from server.rooms.room import Room, RoomError
-from server.store.redis_store import RedisStore, StoreFenced, pack
+from server.rooms.room import RoomError
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.base import RoomWrite, StoredRoom
+from server.store.codec import pack
+from server.store.redis_store import RedisStore, StoreFenced
 from tests.redis_server import unique_prefix
 from tests.server.store import checks
 from tests.server.wire import running_server, wire_client
@@ -49,13 +52,15 @@ async def test_the_rooms_nobody_runs_are_found_in_one_question(store: RedisStore
 
 async def test_a_stale_owners_write_is_refused(store: RedisStore) -> None:
     old = await store.acquire_lease("ROOM2", "a:1", ttl=0.2)
-    await store.save_room("ROOM2", -1, 0, pack({"version": 0}), [], fence=old)
+    await store.save_room(RoomWrite("ROOM2", -1, 0, pack({"version": 0}), [], fence=old))
     await asyncio.sleep(0.3)  # a's lease runs out (a stalled)
     new = await store.acquire_lease("ROOM2", "b:2", ttl=30)
-    await store.save_room("ROOM2", 0, 1, pack({"version": 1}), [], fence=new)
+    await store.save_room(RoomWrite("ROOM2", 0, 1, pack({"version": 1}), [], fence=new))
     with pytest.raises(StoreFenced):  # a wakes up and writes on the version it knew
-        await store.save_room("ROOM2", 0, 1, pack({"version": 1, "stale": True}), [], fence=old)
-    assert await store.load_room("ROOM2") == {"version": 1}
+        await store.save_room(
+            RoomWrite("ROOM2", 0, 1, pack({"version": 1, "stale": True}), [], fence=old)
+        )
+    assert await store.load_room("ROOM2") == StoredRoom({"version": 1})
 
 
 async def test_another_process_takes_over_a_room_whose_process_stopped(redis_url: str) -> None:
@@ -94,9 +99,9 @@ async def test_a_process_that_lost_its_lease_lets_the_room_go(redis_url: str) ->
             assert fence > runner.fence
             stored = await first.app.store.load_room(code)
             assert stored is not None
-            data = Room.from_data(stored).to_data()
+            data = room_to_data(room_from_stored(stored))
             await first.app.store.save_room(
-                code, data["version"], data["version"] + 1, pack(data), [], fence=fence
+                RoomWrite(code, data["version"], data["version"] + 1, pack(data), [], fence=fence)
             )
             # first's next write is refused and it stops running the room
             with pytest.raises(RoomError) as refused:

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from server.store.redis_store import CLOSED_BRIEFLY, RedisStore, pack
+from server.store.base import RoomWrite
+from server.store.codec import pack
+from server.store.redis_store import CLOSED_BRIEFLY, RedisStore
 
 FINISHED_TTL = 3600
 
@@ -34,7 +36,9 @@ async def ttls(store: RedisStore, code: str) -> list[int]:
 
 async def open_room(store: RedisStore, code: str) -> int:
     fence = await store.acquire_lease(code, "a:1", ttl=30)
-    await store.save_room(code, -1, 0, pack({"version": 0}), [{"k": "start"}], fence=fence)
+    await store.save_room(
+        RoomWrite(code, -1, 0, pack({"version": 0}), [{"k": "start"}], fence=fence)
+    )
     return fence
 
 
@@ -47,14 +51,16 @@ async def test_a_closed_match_keeps_its_keys_finished_ttl_its_fence_too(
     store: RedisStore,
 ) -> None:
     fence = await open_room(store, "DONE1")
-    await store.save_room("DONE1", 0, 1, pack({"version": 1}), [], closed=True, fence=fence)
+    await store.save_room(
+        RoomWrite("DONE1", 0, 1, pack({"version": 1}), [], closed=True, fence=fence)
+    )
     assert all(FINISHED_TTL - 5 < t <= FINISHED_TTL for t in await ttls(store, "DONE1"))
 
 
 async def test_a_room_not_worth_keeping_goes_within_a_minute(store: RedisStore) -> None:
     fence = await open_room(store, "GONE1")
     await store.save_room(
-        "GONE1", 0, 1, pack({"version": 1}), [], closed=True, fence=fence, keep=False
+        RoomWrite("GONE1", 0, 1, pack({"version": 1}), [], closed=True, fence=fence, keep=False)
     )
     assert all(0 < t <= CLOSED_BRIEFLY for t in await ttls(store, "GONE1"))
 
@@ -64,7 +70,9 @@ async def test_a_code_used_again_is_a_live_room_with_a_higher_token(store: Redis
     counter (or the counter before the state); a new room of that code must neither
     inherit the TTL nor hand out a token lower than the last writer's."""
     fence = await open_room(store, "AGAIN")
-    await store.save_room("AGAIN", 0, 1, pack({"version": 1}), [], closed=True, fence=fence)
+    await store.save_room(
+        RoomWrite("AGAIN", 0, 1, pack({"version": 1}), [], closed=True, fence=fence)
+    )
     await store.renew_leases({"AGAIN": f"a:1:{fence}"}, 0)
     await store.redis.delete(store.keys.room_state("AGAIN"))  # the state went first
     again = await open_room(store, "AGAIN")

@@ -11,16 +11,16 @@ from redis.asyncio import Redis
 
 from protocol.messages import PassRequest
 from server.rooms.room import Actor, BotActor, Room
-from server.rooms.steps import RequestStep, StepTaken
-from server.store.base import RoomStore
+from server.rooms.steps import RequestStep, step_record
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.base import RoomStore, RoomWrite, StoredRoom
+from server.store.codec import pack, unpack
 from server.store.keys import Keys
 from server.store.memory import MemoryStore
 from server.store.redis_store import (
     RedisStore,
     StoreConflict,
     StoreUnavailable,
-    pack,
-    unpack,
 )
 from tests.redis_server import free_port
 
@@ -50,9 +50,9 @@ async def test_a_room_is_saved_and_loaded_with_its_journal(store: RedisStore) ->
     room = a_room()
     journal = room.take_journal()
     assert [r["k"] for r in journal] == ["start", "draw"]
-    await store.save_room("ABCDE", -1, room.version, pack(room.to_data()), journal)
+    await store.save_room(RoomWrite("ABCDE", -1, room.version, pack(room_to_data(room)), journal))
     loaded = await store.load_room("ABCDE")
-    assert loaded is not None and Room.from_data(loaded).to_data() == room.to_data()
+    assert loaded is not None and room_to_data(room_from_stored(loaded)) == room_to_data(room)
     assert await store.read_log("ABCDE") == journal
     assert await store.active_rooms() == ["ABCDE"]
 
@@ -61,21 +61,23 @@ async def test_a_write_built_on_an_old_version_is_refused_and_changes_nothing(
     store: RedisStore,
 ) -> None:
     room = a_room()
-    await store.save_room("ABCDE", -1, 0, pack(room.to_data()), room.take_journal())
-    await store.save_room("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}])
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack(room_to_data(room)), room.take_journal()))
+    await store.save_room(RoomWrite("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}]))
     with pytest.raises(StoreConflict):
-        await store.save_room("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}])
+        await store.save_room(RoomWrite("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}]))
     with pytest.raises(StoreConflict):  # a second room under a taken code
-        await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
-    assert await store.load_room("ABCDE") == {"version": 1}
+        await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), []))
+    assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
     assert [r["k"] for r in await store.read_log("ABCDE")][-1] == "x"
 
 
 async def test_a_closed_rooms_state_and_log_expire_and_it_leaves_the_active_set(
     store: RedisStore, redis_url: str
 ) -> None:
-    await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}])
-    await store.save_room("ABCDE", 0, 1, pack({"version": 1}), [{"k": "end"}], closed=True)
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}]))
+    await store.save_room(
+        RoomWrite("ABCDE", 0, 1, pack({"version": 1}), [{"k": "end"}], closed=True)
+    )
     assert await store.active_rooms() == []
     raw = Redis.from_url(redis_url)
     try:
@@ -100,7 +102,7 @@ async def test_an_unreachable_redis_is_unavailable_not_a_crash() -> None:
     store = RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0", 60, 60)
     try:
         with pytest.raises(StoreUnavailable):
-            await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [])
+            await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), []))
         with pytest.raises(StoreUnavailable):
             await store.load_session("tok")
         assert not await store.ping()
@@ -109,7 +111,7 @@ async def test_an_unreachable_redis_is_unavailable_not_a_crash() -> None:
 
 
 def test_blobs_round_trip() -> None:
-    data = a_room().to_data()
+    data = room_to_data(a_room())
     assert unpack(pack(data)) == data
 
 
@@ -121,28 +123,33 @@ async def test_steps_are_kept_as_a_tail_that_a_whole_save_drops(
     room they rebuild; the next whole save (and a new room of the same code) drops them."""
     used: RoomStore = store if kind == "redis" else MemoryStore()
     room = a_room()
-    await used.save_room("ABCDE", -1, room.version, pack(room.to_data()), room.take_journal())
+    await used.save_room(
+        RoomWrite("ABCDE", -1, room.version, pack(room_to_data(room)), room.take_journal())
+    )
     whole_version = room.version
     rng = random.Random(2)
     for _ in range(3):
         turn = room.match.turn if room.match else None
         assert turn is not None
         actor: Actor = "alice" if turn == 0 else BotActor(turn)
-        taken = StepTaken(RequestStep(actor, PassRequest()), 1001.0, rng)
+        step = RequestStep(actor, PassRequest())
         before = room.version
-        taken.apply(room)
-        room.saved_at = 1001.5
-        record = taken.record(room.version, room.saved_at)
+        change = step.apply(room, 1001.0, rng)
+        room.note_presence(1001.0)
+        room.saved(1001.5)
+        record = step_record(step, 1001.0, change, room.version, 1001.5)
         await used.save_room(
-            "ABCDE", before, room.version, None, room.take_journal(), step=pack(record)
+            RoomWrite("ABCDE", before, room.version, None, change.journal, step=pack(record))
         )
     loaded = await used.load_room("ABCDE")
     assert loaded is not None
-    assert loaded["version"] == whole_version and len(loaded["tail"]) == 3
-    assert Room.from_data(loaded).to_data() == room.to_data()
+    assert loaded.state["version"] == whole_version and len(loaded.tail) == 3
+    assert room_to_data(room_from_stored(loaded)) == room_to_data(room)
     kinds = [r["k"] for r in await used.read_log("ABCDE")]
     assert kinds.count("cmd") == 3  # (three passes: a new deal, its draw journalled too)
-    await used.save_room("ABCDE", room.version, room.version + 1, pack({"version": 9}), [])
-    assert await used.load_room("ABCDE") == {"version": 9}
+    await used.save_room(
+        RoomWrite("ABCDE", room.version, room.version + 1, pack({"version": 9}), [])
+    )
+    assert await used.load_room("ABCDE") == StoredRoom({"version": 9})
     if kind == "redis":
         assert not await store.redis.exists(store.keys.room_tail("ABCDE"))

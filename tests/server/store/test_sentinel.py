@@ -15,13 +15,14 @@ import pytest
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.store.base import RoomWrite, StoredRoom
 from server.store.clients import POOL_SIZE, SENTINEL_CHECK, split_sentinel_url
+from server.store.codec import pack
 from server.store.redis_store import (
     RedisStore,
     StoreConflict,
     StoreFenced,
     StoreUnavailable,
-    pack,
 )
 from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import free_port
@@ -113,12 +114,12 @@ async def test_the_store_works_through_the_sentinel(
     assert store.sentinel and not store.cluster
     assert await store.ping()
     # rooms: compare-and-set, journal, fencing, the active and watchable sets
-    await store.save_room("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}])
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}]))
     await store.add_watchable("ABCDE", 1000.0)
-    await store.save_room("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}])
+    await store.save_room(RoomWrite("ABCDE", 0, 1, pack({"version": 1}), [{"k": "x"}]))
     with pytest.raises(StoreConflict):
-        await store.save_room("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}])
-    assert await store.load_room("ABCDE") == {"version": 1}
+        await store.save_room(RoomWrite("ABCDE", 0, 2, pack({"version": 2}), [{"k": "y"}]))
+    assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
     assert await store.read_log("ABCDE") == [{"k": "start"}, {"k": "x"}]
     assert await store.active_rooms() == ["ABCDE"]
     assert await store.watchable(10) == ["ABCDE"]
@@ -134,9 +135,9 @@ async def test_the_store_works_through_the_sentinel(
     assert await store.renew_leases(held, 0) == []  # released
     assert await store.free_rooms(codes) == codes
     later = await store.acquire_lease("ABCDE", "b:2", ttl=30)
-    await store.save_room("ABCDE", 1, 2, pack({"version": 2}), [], fence=later)
+    await store.save_room(RoomWrite("ABCDE", 1, 2, pack({"version": 2}), [], fence=later))
     with pytest.raises(StoreFenced):
-        await store.save_room("ABCDE", 1, 2, pack({"version": 2}), [], fence=later - 1)
+        await store.save_room(RoomWrite("ABCDE", 1, 2, pack({"version": 2}), [], fence=later - 1))
     # sessions and the queue
     await store.save_session("tok", {"player_id": "p1", "name": "Ann"})
     assert await store.load_session("tok") == {"player_id": "p1", "name": "Ann"}
@@ -181,8 +182,8 @@ async def test_a_forced_failover_moves_the_store_to_the_new_primary(
     sentinel: SentinelProcesses, store: RedisStore
 ) -> None:
     old, new = sentinel.primary_port(), sentinel.replica_port()
-    await store.save_room("ROOM1", -1, 0, pack({"version": 0}), [{"k": "start"}])
-    await store.save_room("ROOM1", 0, 1, pack({"version": 1}), [{"k": "a"}])
+    await store.save_room(RoomWrite("ROOM1", -1, 0, pack({"version": 0}), [{"k": "start"}]))
+    await store.save_room(RoomWrite("ROOM1", 0, 1, pack({"version": 1}), [{"k": "a"}]))
     await store.save_session("tok", {"player_id": "p1"})
     await store.enqueue("p9", 100.0, {"name": "Zed"})
     await replicated(store)
@@ -191,9 +192,11 @@ async def test_a_forced_failover_moves_the_store_to_the_new_primary(
         """Write ROOM1's next version over the one the store reads; the version written."""
         room = await retried(lambda: store.load_room("ROOM1"))
         assert room is not None
-        version = int(room["version"]) + 1
+        version = int(room.state["version"]) + 1
         await retried(
-            lambda: store.save_room("ROOM1", version - 1, version, pack({"version": version}), [])
+            lambda: store.save_room(
+                RoomWrite("ROOM1", version - 1, version, pack({"version": version}), [])
+            )
         )
         return version
 
@@ -253,7 +256,7 @@ async def test_a_forced_failover_moves_the_store_to_the_new_primary(
     assert await store.load_session("tok") == {"player_id": "p1"}
     assert await store.is_queued("p9")
     assert (await store.read_log("ROOM1"))[:2] == [{"k": "start"}, {"k": "a"}]
-    assert await store.load_room("ROOM1") == {"version": version}
+    assert await store.load_room("ROOM1") == StoredRoom({"version": version})
     # scripts (loaded afresh on the new primary), pipelines, a new subscriber
     assert await store.acquire_lease("ROOM1", "a:1", ttl=30) >= 1
     assert await store.renew_leases({"ROOM1": await store.lease_holder("ROOM1") or ""}, 30) == []
@@ -270,7 +273,7 @@ async def test_the_primary_dies_and_the_store_follows_the_promoted_replica(
     url = sentinel.url.replace("://", f"://127.0.0.1:{free_port()},", 1)
     store = await RedisStore.connect(url, 3600, 600, prefix=key_prefix, wait=5)
     try:
-        await store.save_room("ROOM2", -1, 0, pack({"version": 0}), [{"k": "start"}])
+        await store.save_room(RoomWrite("ROOM2", -1, 0, pack({"version": 0}), [{"k": "start"}]))
         await store.save_session("tok", {"player_id": "p2"})
         await replicated(store)
         old = sentinel.primary_port()
@@ -286,8 +289,10 @@ async def test_the_primary_dies_and_the_store_follows_the_promoted_replica(
             await asyncio.sleep(0.05)
         new = await killed
         assert new != old and failures > 0
-        assert await retried(lambda: store.load_room("ROOM2")) == {"version": 0}
-        await retried(lambda: store.save_room("ROOM2", 0, 1, pack({"version": 1}), [{"k": "a"}]))
+        assert await retried(lambda: store.load_room("ROOM2")) == StoredRoom({"version": 0})
+        await retried(
+            lambda: store.save_room(RoomWrite("ROOM2", 0, 1, pack({"version": 1}), [{"k": "a"}]))
+        )
         assert await store.read_log("ROOM2") == [{"k": "start"}, {"k": "a"}]
         assert await store.load_session("tok") == {"player_id": "p2"}
         async with node(new) as on_new:

@@ -1,0 +1,115 @@
+"""People come and go: a person takes a seat (``join``), asks for a rematch (``again``),
+watches, leaves, loses their connection (``gone``) or comes back (``set_connected``); a
+rematch's hold ends (``hold_over``). Each checks, changes the room or raises ``RoomError``
+having changed nothing, and says what it sends. The seats' own rules are in
+``server/rooms/seating.py``, the watchers' in ``watchers.py``, a rematch's in ``rematch.py``.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Left,
+)
+from server.game.deal import RandomSource
+from server.rooms import rematch, seating
+from server.rooms.change import Change, Delivery, RoomError
+from server.rooms.state import RoomState
+from server.rooms.watchers import add_watcher, drop_watcher
+
+
+class Membership(RoomState):
+    """A room's state, and who comes and goes (see the module)."""
+
+    def invites(self, asker: str, now: float) -> list[Delivery]:
+        """Tell each person whose seat is held that ``asker`` wants another match."""
+        seat = self.seat_of(asker)
+        if self.rematch_of is None or seat is None or self.hold_until is None:
+            return []
+        return rematch.invites(self.seats, self.rematch_of, seat, self.hold_until, now)
+
+    def join(self, player_id: str, name: str, now: float) -> list[Delivery]:
+        """A person takes the first empty seat (private rooms, before the match)."""
+        self._check_open()
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
+        seating.sit_down(self.seats, player_id, name, self.mode, self.match is not None)
+        drop_watcher(self.watchers, player_id)
+        self.version += 1
+        return self._seats_changed()
+
+    def again(self, player_id: str, name: str, now: float, rng: RandomSource) -> Change:
+        """A person asks for this rematch (``rematch.take_seat``); the match starts when
+        every seat is ready."""
+        self._check_open()
+        if self.rematch_of is None:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "this room is not a rematch")
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you are in this room already")
+        rematch.take_seat(self.seats, player_id, name, self.mode, self.match is not None)
+        drop_watcher(self.watchers, player_id)
+        if not any(s.held for s in self.seats):
+            self.hold_until = None
+        self.version += 1
+        out = self._seats_changed() + self.invites(player_id, now)
+        return self._change(out + self._start_if_ready(now, rng))
+
+    def hold_over(self, now: float, rng: RandomSource) -> Change:
+        """The rematch's hold ended (``rematch.hold_ends``), and the match starts if every
+        seat is ready. RoomError before then (a stale timer)."""
+        self._check_open()
+        if self.hold_until is None or now < self.hold_until:
+            raise RoomError(ErrorCode.NOT_ALLOWED, "no seat is held past its time")
+        rematch.hold_ends(self.seats, self.mode)
+        self.hold_until = None
+        self.version += 1
+        return self._change(self._seats_changed() + self._start_if_ready(now, rng))
+
+    def watch(self, player_id: str, max_watchers: int = 0) -> list[Delivery]:
+        """A person starts watching; past ``max_watchers`` (0: no cap) the room is full."""
+        self._check_open()
+        if self.seat_of(player_id) is not None:
+            raise RoomError(ErrorCode.ALREADY_SEATED, "you have a seat in this room")
+        if add_watcher(self.watchers, player_id, max_watchers):
+            self.version += 1
+        return self._seats_changed()
+
+    def leave(self, player_id: str) -> list[Delivery]:
+        """A person leaves (their seat empties before the match, a bot plays it during the
+        match) or a watcher stops watching. The room closes when no person is left."""
+        self._check_open()
+        out: list[Delivery] = [(player_id, Left())]
+        if not drop_watcher(self.watchers, player_id):
+            seat = self.seat_of(player_id)
+            if seat is None:
+                raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
+            seating.stand_up(self.seats, seat, self.mode, self.match is not None)
+        self.version += 1
+        if not self.seated():
+            return out + self._close("everyone_left")
+        return out + self._seats_changed()
+
+    def all_disconnected(self) -> list[Delivery]:
+        """After a restart nobody is connected yet; each comes back with their token."""
+        for seat in self.seats:
+            if seat.kind == "person" and seat.connected:
+                seat.connected = False
+                self.version += 1
+        return []
+
+    def gone(self, player_id: str) -> list[Delivery]:
+        """A person's connection ended: a watcher stops watching (nobody is left to send
+        to, and a watcher has no seat to come back to); a seated person's seat is marked
+        disconnected, theirs until they come back."""
+        if drop_watcher(self.watchers, player_id):
+            self.version += 1
+            return self._seats_changed()
+        return self.set_connected(player_id, False)
+
+    def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
+        seat = self.seat_of(player_id)
+        if seat is None or self.seats[seat].connected == connected:
+            return []
+        self.seats[seat].connected = connected
+        self.version += 1
+        return self._seats_changed()
