@@ -13,8 +13,10 @@ import { sayAloud } from "./chat.js";
 import { kindName } from "./i18n.js";
 import { autoPass, restoreForms, wire } from "./input.js";
 import { actOnLink, getHistory, listRooms, readLink } from "./lobby.js";
-import { announce, conn, listen, setRenderer, state, toast, ui } from "./page.js";
+import { applyMotion } from "./motion.js";
+import { announce, clearToast, conn, listen, setRenderer, state, toast, ui } from "./page.js";
 import { applyLanguage, render } from "./screens.js";
+import { played } from "./sound.js";
 import { mySeat } from "./state.js";
 import { errorText, rematchText, seatName } from "./text.js";
 
@@ -50,6 +52,8 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   if (msg.type === "played" && msg.seat !== mySeat(state)) {
     announce(`${seatName(msg.seat)}: ${kindName(ui.t, ui.lang, msg.kind)}`);
   }
+  if (state.room?.code !== before.room?.code) clearToast(); // a toast belongs to its screen
+  timeouts(msg);
   if ((msg.type === "left" || msg.type === "room_closed" || msg.type === "_lobby") && !state.room) {
     listRooms();
     getHistory();
@@ -59,7 +63,20 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   }
 }
 
+/** My clock ran out (the server acted for me): warn that one more in a row hands my seat
+ * to a bot; the warning stays until I act myself or a bot takes over. @param {Msg} msg */
+function timeouts(msg) {
+  const me = mySeat(state);
+  if (me === null) {
+    ui.timedOut = false;
+    return;
+  }
+  if (["bid", "played", "passed"].includes(msg.type) && msg.seat === me) ui.timedOut = !!msg.timeout;
+  if (msg.type === "seat_control" && msg.seat === me) ui.timedOut = false;
+}
+
 listen(react);
+applyMotion();
 setRenderer(render);
 readLink();
 wire();
@@ -69,5 +86,5 @@ render();
 conn.start();
 // for tests and the curious: the page's state, read only
 Object.defineProperty(window, "ddz", {
-  value: Object.freeze({ state: () => state, usableAt: () => ui.usableAt }),
+  value: Object.freeze({ state: () => state, usableAt: () => ui.usableAt, sounds: () => [...played] }),
 });

@@ -10,9 +10,11 @@ import { LANGS, LANG_NAMES } from "./i18n.js";
 import { CODE_RE, actOnLink, enterPending, listRooms, readLink } from "./lobby.js";
 import { conn, dispatch, hand, renderNow, scheduleRender, send, state, toast, ui } from "./page.js";
 import { prefs, savePrefs } from "./prefs.js";
+import { setMotion } from "./motion.js";
 import { closeReplay, replayMove } from "./replay_view.js";
 import { applyLanguage, tick } from "./screens.js";
 import { cardRank } from "./rules.js";
+import { setSound } from "./sound.js";
 import { cardsFor, hintOptions, legalBids, mySeat, myTurn, nothingBeats, verdict } from "./state.js";
 import { playName } from "./text.js";
 
@@ -108,22 +110,59 @@ function prefToggle(
   });
 }
 
+/** The settings panel: opened from the bar, closed by its button, Escape or a tap outside. */
+function wireSettings() {
+  const panel = $("settings");
+  const opener = button("settings-open");
+  const show = (/** @type {boolean} */ open) => {
+    panel.hidden = !open;
+    opener.setAttribute("aria-expanded", String(open));
+    if (open) /** @type {HTMLElement | null} */ (panel.querySelector("input, select"))?.focus();
+  };
+  opener.addEventListener("click", () => show(panel.hidden));
+  $("settings-close").addEventListener("click", () => {
+    show(false);
+    opener.focus();
+  });
+  panel.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    show(false);
+    opener.focus();
+  });
+  document.addEventListener("pointerdown", (e) => {
+    const target = /** @type {Node} */ (e.target);
+    if (!panel.hidden && !panel.contains(target) && !opener.contains(target)) show(false);
+  });
+  const motion = input("motion-toggle");
+  motion.checked = prefs.motion;
+  motion.addEventListener("change", () => setMotion(motion.checked));
+  const sound = button("sound-toggle");
+  sound.addEventListener("click", () => {
+    setSound(!prefs.sound);
+    renderNow();
+  });
+}
+
 /** The bar: the language menu and the card counter's switch. */
 function wireBar() {
-  const lang = /** @type {HTMLSelectElement} */ ($("lang"));
-  for (const l of LANGS) {
-    const o = document.createElement("option");
-    o.value = l;
-    o.textContent = LANG_NAMES[l];
-    lang.append(o);
+  // the bar's language menu, and the settings' (the bar's place on a phone's table)
+  const menus = ["lang", "lang-settings"].map((id) => /** @type {HTMLSelectElement} */ ($(id)));
+  for (const menu of menus) {
+    for (const l of LANGS) {
+      const o = document.createElement("option");
+      o.value = l;
+      o.textContent = LANG_NAMES[l];
+      menu.append(o);
+    }
+    menu.value = ui.lang;
+    menu.addEventListener("change", () => {
+      ui.lang = /** @type {Lang} */ (menu.value);
+      for (const other of menus) other.value = ui.lang;
+      prefs.lang = ui.lang;
+      savePrefs();
+      applyLanguage();
+    });
   }
-  lang.value = ui.lang;
-  lang.addEventListener("change", () => {
-    ui.lang = /** @type {Lang} */ (lang.value);
-    prefs.lang = ui.lang;
-    savePrefs();
-    applyLanguage();
-  });
   prefToggle("counter-toggle", "counter");
   $("leave").addEventListener("click", () => {
     const table = state.room?.table;
@@ -357,6 +396,7 @@ function wireWindow() {
 
 /** Every input of the page, once at start. */
 export function wire() {
+  wireSettings();
   wireBar();
   wireLobby();
   wireWaiting();

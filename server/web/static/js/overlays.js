@@ -1,8 +1,9 @@
 // The sheets over the table: a deal's summary between deals, the match's end, and the
 // rematch offer.
 
-import { $, button } from "./dom.js";
+import { $, button, make } from "./dom.js";
 import { showCards } from "./hand.js";
+import { popIn } from "./motion.js";
 import { state, ui } from "./page.js";
 import { renderReplay } from "./replay_view.js";
 import { mySeat } from "./state.js";
@@ -17,6 +18,9 @@ export function renderOverlays() {
   if (between) {
     const deal = table.last_deal;
     $("summary-h").textContent = t("summary_title", { n: deal.deal_no });
+    const spring = deal.score.spring ? t("spring") : deal.score.anti_spring ? t("anti_spring") : "";
+    const mine = me === null ? null : deal.score.scores[me];
+    outcome($("summary-banner"), mine, mine !== null && mine > 0, spring, `deal-${deal.deal_no}`);
     fillSummary(deal, $("summary-winner"), $("summary-rows"), $("summary-breakdown"), table);
     const ready = button("summary-ready");
     ready.hidden = me === null;
@@ -37,6 +41,8 @@ export function renderOverlays() {
     const winners = state.result?.winners ?? table.winners ?? [];
     const names = winners.map((/** @type {number} */ s) => (s === me ? t("seats_you", { name: seatName(s) }) : seatName(s)));
     $("result-winners").textContent = `★ ${t(winners.length > 1 ? "winners" : "winner")}: ${names.join(", ")}`;
+    const totals = state.result?.totals ?? table.totals;
+    outcome($("result-banner"), me === null ? null : totals[me], winners.includes(me), "", `match-${state.room.code}`);
     const last = $("result-last");
     last.replaceChildren();
     if (table.last_deal) {
@@ -58,7 +64,6 @@ export function renderOverlays() {
     head.append(th(t("deal")), ...[0, 1, 2].map((s) => th(seatName(s))));
     $("result-head").replaceChildren(head);
     const scores = state.result?.deal_scores ?? table.deal_scores;
-    const totals = state.result?.totals ?? table.totals;
     const rows = scores.map((/** @type {number[]} */ row, /** @type {number} */ i) => {
       const tr = document.createElement("tr");
       tr.append(th(String(i + 1)), ...row.map((v) => cell(signed(v))));
@@ -68,6 +73,27 @@ export function renderOverlays() {
     tot.className = "totals";
     tot.append(th(t("total")), ...totals.map((/** @type {number} */ v) => cell(signed(v))));
     $("result-rows").replaceChildren(...rows, tot);
+  }
+}
+
+/**
+ * My own outcome, first on a sheet: "You win +6" or "You lose -3", with a spring named
+ * beneath; hidden for a watcher. It pops in once per deal (or match).
+ * @param {HTMLElement} el
+ * @param {number | null} points mine, or null for a watcher
+ * @param {boolean} won
+ * @param {string} extra
+ * @param {string} key what it is the outcome of
+ */
+function outcome(el, points, won, extra, key) {
+  el.hidden = points === null;
+  if (points === null) return;
+  el.className = `outcome ${won ? "won" : "lost"}`;
+  el.textContent = ui.t(won ? "you_win" : "you_lose", { points: signed(points) });
+  if (extra) el.append(make("span", "extra", extra));
+  if (el.dataset.key !== key) {
+    el.dataset.key = key;
+    popIn(el);
   }
 }
 

@@ -44,6 +44,8 @@ export const ui = {
   chatRequest: null,
   /** @type {string} the turn auto-pass last passed on (no second pass for one turn) */
   autoPassed: "",
+  /** my clock ran out once: one more time in a row and a bot plays for me */
+  timedOut: false,
 };
 ui.t = translator(ui.lang);
 
@@ -126,6 +128,12 @@ export function toast(/** @type {string} */ text) {
   ui.toastTimer = setTimeout(() => {
     el.hidden = true;
   }, 4000);
+}
+
+/** Put a message away (a new screen: the lobby's messages do not follow to the table). */
+export function clearToast() {
+  clearTimeout(ui.toastTimer);
+  $("toast").hidden = true;
 }
 
 export function announce(/** @type {string} */ text) {

@@ -22,7 +22,7 @@ export const store = storage();
 const PREFS_KEY = "ddz.prefs";
 
 /** @type {{name: string, named: boolean, lang: Lang | null, counter: boolean,
- *   mute: boolean, autoPass: boolean,
+ *   mute: boolean, autoPass: boolean, sound: boolean, motion: boolean,
  *   practice: {deals: number, level: string, speed: string},
  *   create: {deals: number, public: boolean}}} */
 export const prefs = {
@@ -32,6 +32,8 @@ export const prefs = {
   counter: false,
   mute: false,
   autoPass: false,
+  sound: true,
+  motion: true,
   practice: { deals: 3, level: "normal", speed: "normal" },
   create: { deals: 3, public: false },
   ...JSON.parse(store.getItem(PREFS_KEY) ?? "{}"),

@@ -3,10 +3,12 @@
 
 import { bubbleLive, fillChat } from "./chat.js";
 import { $, button, input } from "./dom.js";
+import { afterRender } from "./motion.js";
 import { renderOverlays } from "./overlays.js";
 import { dispatch, scheduleRender, state, ui } from "./page.js";
 import { prefs } from "./prefs.js";
 import { translator } from "./i18n.js";
+import { tickClock } from "./sound.js";
 import { mySeat, secondsLeft } from "./state.js";
 import { renderTable } from "./table.js";
 import { signed, when } from "./text.js";
@@ -45,6 +47,7 @@ export function render() {
   else renderTable();
   renderOverlays();
   tick();
+  afterRender();
 }
 
 function renderStatus() {
@@ -70,8 +73,16 @@ function renderBar() {
   bar.replaceChildren();
   const leave = button("leave");
   leave.hidden = room === null || state.result !== null;
-  leave.textContent = ui.leaveArmed ? t("leave_confirm") : t("leave");
-  $("counter-label").hidden = !room?.table || mySeat(state) === null;
+  leave.textContent = t("leave");
+  leave.classList.toggle("armed", ui.leaveArmed);
+  const confirm = $("leave-confirm");
+  confirm.hidden = !ui.leaveArmed || leave.hidden;
+  confirm.textContent = confirm.hidden ? "" : t("leave_confirm");
+  const sound = button("sound-toggle");
+  sound.setAttribute("aria-pressed", String(prefs.sound));
+  const seated = !!room?.table && mySeat(state) !== null;
+  for (const id of ["counter-label", "mute-label", "autopass-label"]) $(id).hidden = !seated;
+  if (!seated) $("speed-box").hidden = true;
   if (!room) return;
   const parts = [`${room.code}`];
   const table = room.table;
@@ -214,14 +225,18 @@ export function tick() {
   for (const clock of document.querySelectorAll(".seat .clock")) {
     const el = /** @type {HTMLElement} */ (clock);
     if (el.hidden || left === null) {
-      el.textContent = el.hidden ? "" : "…";
+      el.textContent = ""; // no clock (practice): no ring
       continue;
     }
     const s = Math.ceil(left);
-    el.textContent = `${s} s`;
+    const cd = /** @type {NonNullable<typeof state.countdown>} */ (state.countdown);
+    const whole = Math.max(1, cd.deadline - cd.serverTime);
+    el.textContent = String(s);
     el.setAttribute("aria-label", t("turn_countdown", { s }));
+    el.style.setProperty("--frac", String(Math.min(1, left / whole).toFixed(3)));
     el.classList.toggle("urgent", s <= 5);
   }
+  tickClock();
   const table = state.room?.table;
   $("summary-clock").textContent =
     table && table.phase === "between_deals" && left !== null
