@@ -122,3 +122,10 @@ def set_language(page: Any, lang: str) -> None:
         lang,
     )
     page.wait_for_function("(lang) => document.documentElement.lang.startsWith(lang)", arg=lang)
+
+
+def open_settings(page: Any) -> None:
+    """Open the settings panel (the bar's ☰) if it is not open."""
+    if page.is_hidden("#settings"):
+        click(page, "#settings-open")
+    page.wait_for_selector("#settings:not([hidden])")
