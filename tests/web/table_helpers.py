@@ -57,6 +57,13 @@ MEASURE_HAND = """async () => {
 }"""
 
 
+#: Hint has picked a play (Play is enabled), said to pass, or the turn is gone.
+HINTED = """() => !document.getElementById('play').disabled
+  || document.getElementById('legality').textContent.includes('nothing beats')
+  || document.getElementById('hint').disabled
+  || document.getElementById('play-buttons').hidden"""
+
+
 def leave(page: Any) -> None:
     """Leave the room (the button asks once more while a match is on)."""
     click(page, "#leave")
@@ -108,7 +115,10 @@ def my_turn(page: Any) -> bool:
 
 def play_hint(page: Any) -> str:
     """On my turn: Hint, then Play (or Pass when the hint is to pass)."""
-    click(page, "#hint")
+    if not click(page, "#hint"):
+        return ""
+    # Hint's plays come from a worker: wait for its pick (or its word to pass)
+    page.wait_for_function(HINTED)
     if page.is_enabled("#play"):
         return "play" if click(page, "#play") else ""
     return "pass" if click(page, "#pass") else ""

@@ -15,7 +15,8 @@ import { closeReplay, replayMove } from "./replay_view.js";
 import { applyLanguage, tick } from "./screens.js";
 import { cardRank } from "./rules.js";
 import { setSound } from "./sound.js";
-import { cardsFor, hintOptions, legalBids, mySeat, myTurn, nothingBeats, verdict } from "./state.js";
+import { hintOptionsSoon } from "./hints.js";
+import { cardsFor, legalBids, mySeat, myTurn, nothingBeats, verdict } from "./state.js";
 import { playName } from "./text.js";
 
 /** @typedef {import("./i18n.js").Lang} Lang */
@@ -271,11 +272,12 @@ function wireWaiting() {
 }
 
 /** Hint: the next legal play that beats the table (then pass), picked in the hand. */
-function hint() {
+async function hint() {
   const turn = myTurn(state);
   if (!turn) return;
-  const options = hintOptions(state);
-  if (!options.length) return;
+  const soon = hintOptionsSoon();
+  const options = Array.isArray(soon) ? soon : await soon;
+  if (!options.length || myTurn(state)?.version !== turn.version) return;
   const key = `${turn.version}:${state.room.table.hand.join(",")}`;
   ui.hintIndex = key === ui.hintKey ? (ui.hintIndex + 1) % options.length : 0;
   ui.hintKey = key;
@@ -312,7 +314,7 @@ function wireTable() {
     if (!turn || !turn.may_pass) return;
     if (send({ type: "pass", version: turn.version }, true)) hand.clear();
   });
-  $("hint").addEventListener("click", hint);
+  $("hint").addEventListener("click", () => void hint());
   $("resume").addEventListener("click", () => send({ type: "resume" }));
   $("speed").addEventListener("change", () => {
     const speed = /** @type {HTMLSelectElement} */ ($("speed")).value;
