@@ -67,7 +67,8 @@ HINTED = """() => !document.getElementById('play').disabled
 def leave(page: Any) -> None:
     """Leave the room (the button asks once more while a match is on)."""
     click(page, "#leave")
-    if not page.is_hidden("#leave-confirm"):
+    page.wait_for_selector("#lobby:not([hidden]), #leave-confirm:not([hidden])")
+    if page.is_visible("#leave-confirm"):
         click(page, "#leave")
     page.wait_for_selector("#lobby:not([hidden])")
 
