@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.web.browser import shoot, wait_until
-from tests.web.conftest import OpenPage, StartServer
+from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import click, state
 from tests.web.table_helpers import (
     MEASURE_HAND,
@@ -144,3 +144,17 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
     assert seen["player"] and seen["watcher"]
     assert cleared, "the play area did not clear with the trick"
     assert watcher_frames.of_type("played") and frames.of_type("played")
+
+
+def test_a_lobby_toast_does_not_follow_to_the_table(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    server = web_server()
+    page, _ = open_page(server.url, phone=True)
+    page.fill("#name", "Ann")
+    click(page, "#name-form button[type=submit]")
+    page.wait_for_selector("#toast:has-text('Name changed')")
+    page.wait_for_function(OPEN)
+    click(page, "#practice-start")
+    page.wait_for_selector("#table:not([hidden])")
+    assert page.is_hidden("#toast")
