@@ -1,6 +1,10 @@
 // The hand fitted to its width: the cards overlap so that each shows a strip wide enough to
 // tap and to read its rank ("10" too), in one row when they fit, else in two (a phone held
 // upright), the lower row over the foot of the upper.
+//
+// The hand's width and the sheet's card sizes are read when the hand is resized (a
+// ResizeObserver, after the browser's own layout), never while a render runs: a read of
+// layout there would make the browser lay the page out at once, on every render.
 
 import { $ } from "./dom.js";
 
@@ -11,35 +15,43 @@ const MAX_STRIP_SHARE = 0.62;
 /** The share of a card's height the upper row shows above the lower one. */
 const ROW_SHARE = 0.56;
 
-let drawnFor = "";
+/** @type {{room: number, cardW: number, cardH: number, twoRows: boolean} | null} */
+let metrics = null;
+let laidOut = "";
 
-/** A length custom property of the hand (set by the sheet per layout), in pixels. */
+/** A length custom property (or property) of a computed style, in pixels. */
 function px(/** @type {CSSStyleDeclaration} */ style, /** @type {string} */ name) {
   return parseFloat(style.getPropertyValue(name)) || 0;
 }
 
-/**
- * Lay the hand out for its current width and number of cards; cheap when nothing changed
- * (every render calls it, and a resize).
- * @param {boolean} [force] lay out again even when the width and count are the same
- */
-export function fitHand(force = false) {
+/** Read the hand's room and the sheet's card sizes (layout is fresh when this runs). */
+function measure(/** @type {HTMLElement} */ el, /** @type {number} */ width) {
+  const style = getComputedStyle(el);
+  metrics = {
+    room: width,
+    cardW: px(style, "--card-w"),
+    cardH: px(style, "--card-h"),
+    // two rows only where the sheet allows them (a tall screen)
+    twoRows: style.getPropertyValue("--rows").trim() === "2",
+  };
+}
+
+/** Lay the cards out for the hand's room; nothing to do when the count and room are the same. */
+export function fitHand() {
   const el = $("hand");
   const n = el.childElementCount;
-  if (el.hidden || n === 0) return;
-  const width = el.clientWidth;
-  const key = `${n}:${width}:${window.innerHeight}`;
-  if (!force && key === drawnFor) return;
-  drawnFor = key;
-  const style = getComputedStyle(el);
-  const cardW = px(style, "--card-w");
-  const cardH = px(style, "--card-h");
-  const room = width - px(style, "padding-left") - px(style, "padding-right");
+  if (n === 0 || el.hidden) return;
+  if (metrics === null || metrics.room === 0) {
+    // first sight of the hand: measure once now rather than show a frame unfitted
+    measure(el, el.clientWidth - px(getComputedStyle(el), "padding-left") - px(getComputedStyle(el), "padding-right"));
+  }
+  const { room, cardW, cardH, twoRows } = /** @type {NonNullable<typeof metrics>} */ (metrics);
+  const key = `${n}:${room}:${cardW}:${cardH}:${twoRows}`;
+  if (key === laidOut || room <= 0) return;
+  laidOut = key;
   const maxStrip = Math.round(cardW * MAX_STRIP_SHARE);
   const stripFor = (/** @type {number} */ cols) =>
     cols <= 1 ? cardW : Math.min(maxStrip, Math.floor((room - cardW) / (cols - 1)));
-  // two rows only where the sheet allows them (a tall screen) and one row is too tight
-  const twoRows = style.getPropertyValue("--rows").trim() === "2";
   const rows = twoRows && stripFor(n) < MIN_STRIP ? 2 : 1;
   const cols = Math.ceil(n / rows);
   const strip = Math.max(stripFor(cols), Math.min(MIN_STRIP, cardW));
@@ -49,4 +61,16 @@ export function fitHand(force = false) {
   el.dataset.rows = String(rows);
 }
 
-window.addEventListener("resize", () => fitHand());
+if (typeof ResizeObserver !== "undefined") {
+  new ResizeObserver((entries) => {
+    const entry = entries[entries.length - 1];
+    const el = /** @type {HTMLElement} */ (entry.target);
+    measure(el, entry.contentRect.width);
+    fitHand();
+  }).observe($("hand"));
+} else {
+  window.addEventListener("resize", () => {
+    metrics = null;
+    fitHand();
+  });
+}

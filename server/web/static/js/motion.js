@@ -9,7 +9,7 @@ import { $ } from "./dom.js";
 import { kindName } from "./i18n.js";
 import { listen, state, ui } from "./page.js";
 import { prefs, savePrefs } from "./prefs.js";
-import { mySeat } from "./state.js";
+import { mySeat, seatOrder } from "./state.js";
 
 /** How long the kitty's cards stay marked in the landlord's hand, in milliseconds. */
 const KITTY_MARK_MS = 3500;
@@ -87,22 +87,17 @@ function dealt() {
   }
 }
 
-/** Where a seat's cards come from: its box on the table, or my hand for my own. */
-function origin(/** @type {number} */ seat) {
-  const me = mySeat(state);
-  const from = seat === me ? $("hand") : document.querySelector(`.seat[data-seat="${seat}"] .pile`);
-  return from?.getBoundingClientRect() ?? null;
-}
+/** Where a seat's cards come from, as a move towards the middle: from my hand below, from
+ * the right or the left seat. (No layout is read: that would make the browser lay the page
+ * out at once, in the middle of the render's task.) */
+const FROM = ["translate(0, 38vh)", "translate(34vw, -14vh)", "translate(-34vw, -14vh)"];
 
 /** A play moves from its seat to the middle; a bomb, the rocket, an airplane say so. */
 function played(/** @type {number} */ seat, /** @type {string} */ kind) {
   const lead = document.querySelector("#play-area .lead");
-  const from = origin(seat);
-  if (lead && from) {
-    const to = lead.getBoundingClientRect();
-    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
-    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
-    animate(lead, [{ transform: `translate(${dx}px, ${dy}px) scale(.55)`, opacity: 0.4 }, { transform: "none", opacity: 1 }], {
+  const pos = seatOrder(state).indexOf(seat);
+  if (lead && pos >= 0) {
+    animate(lead, [{ transform: `${FROM[pos]} scale(.55)`, opacity: 0.4 }, { transform: "none", opacity: 1 }], {
       duration: 260,
     });
   }
