@@ -65,16 +65,22 @@ def test_every_card_of_a_20_card_hand_shows_a_strip_to_tap_and_read(
 #: What the play area shows, once its motion is done: the seat, the name line, the cards,
 #: a card's height, and the height of a card played by a seat (None when there is none).
 LEAD_SHOWN = """async () => {
-  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
+  for (let i = 0; i < 50 && document.getAnimations().length; i++) {
+    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
+  }
+  if (document.getAnimations().length) return null;
   const lead = document.querySelector('#play-area .lead');
   if (!lead) return null;
   const small = document.querySelector('.seat .trick .card');
+  const s = window.ddz.state();
   return {
     seat: Number(document.getElementById('play-area').dataset.seat),
     who: lead.querySelector('.lead-who').innerText,
     cards: [...lead.querySelectorAll('.card')].map((c) => Number(c.dataset.card)),
     height: lead.querySelector('.card').getBoundingClientRect().height,
     small: small ? small.getBoundingClientRect().height : null,
+    last: s.trickOver ? null : s.room.table.last_play,
+    names: s.room.seats.map((seat) => seat.name),
   };
 }"""
 
@@ -110,7 +116,7 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
     player.wait_for_selector("#table:not([hidden])")
     watcher.wait_for_selector("#table:not([hidden])")
     seen = {"player": False, "watcher": False}
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 150  # slow bots, on a busy machine
     cleared = False
     while not (all(seen.values()) and cleared):
         assert time.monotonic() < deadline, f"saw {seen}, cleared {cleared}"
@@ -121,18 +127,16 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
             click(player, "#bid-1")
         for name, page in (("player", player), ("watcher", watcher)):
             on_screen = lead_shown(page)
-            now = (state(page)["room"] or {}).get("table") or {}
-            if on_screen and now.get("last_play") and not state(page)["trickOver"]:
-                lead = now["last_play"]
-                if on_screen["cards"] == sorted(lead["cards"]):
-                    seat_name = state(page)["room"]["seats"][lead["seat"]]["name"]
-                    assert on_screen["seat"] == lead["seat"] and seat_name in on_screen["who"]
-                    # large in the middle: larger than a play by a seat
-                    if on_screen["small"] is not None:
-                        assert on_screen["height"] > on_screen["small"] * 1.3
-                    if not seen[name]:
-                        shoot(page, f"play-area-{name}")
-                    seen[name] = True
+            lead = on_screen and on_screen["last"]
+            if on_screen and lead and on_screen["cards"] == sorted(lead["cards"]):
+                assert on_screen["seat"] == lead["seat"]
+                assert on_screen["names"][lead["seat"]] in on_screen["who"]
+                # large in the middle: larger than a play by a seat
+                if on_screen["small"] is not None:
+                    assert on_screen["height"] > on_screen["small"] * 1.3, on_screen
+                if not seen[name]:
+                    shoot(page, f"play-area-{name}")
+                seen[name] = True
         for page in (player, watcher):
             if state(page)["trickOver"]:
                 page.wait_for_function(TRICK_CLEARED)
