@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.web.browser import shoot, wait_until
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import shown, state
+from tests.web.table_helpers import open_settings
 
 
 def test_languages_queue_rooms_and_the_card_counter(
@@ -57,6 +58,7 @@ def test_languages_queue_rooms_and_the_card_counter(
     page.click("#practice-start")
     page.wait_for_selector("#bid-buttons:not([hidden])")
     assert not shown(page, "#counter")
+    open_settings(page)
     page.check("#counter-toggle")
     page.wait_for_selector("#counter:not([hidden])")
     counts = page.eval_on_selector_all("#counter-list li .n", "els => els.map(e => +e.textContent)")

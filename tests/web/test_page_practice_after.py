@@ -15,6 +15,7 @@ import msgpack
 from tests.web.browser import PHONE, Frames, shoot, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import act, click, shown, state
+from tests.web.table_helpers import open_settings
 
 
 def my_play_turn(page: Any) -> bool:
@@ -88,6 +89,7 @@ def test_bot_speed_chat_and_a_stale_play(web_server: StartServer, open_page: Ope
     start_practice(page)
 
     # the bot speed, from the table: the server says so, and the control shows it
+    open_settings(page)
     for speed in ("slow", "instant"):
         page.select_option("#speed", speed)
         wait_until(
@@ -95,7 +97,11 @@ def test_bot_speed_chat_and_a_stale_play(web_server: StartServer, open_page: Ope
             what=f"bot_speed {speed}",
             page=page,
         )
-        assert page.input_value("#speed") == speed
+        wait_until(
+            lambda speed=speed: page.input_value("#speed") == speed,
+            what=f"the control at {speed}",
+            page=page,
+        )
         assert state(page)["room"]["bot_speed"] == speed
 
     # quick chat: the phrase by my seat, and read out; the sixth in a minute is refused
@@ -140,6 +146,7 @@ def test_auto_pass_replay_play_again_and_history(
     page, frames = open_page(server.url)
     page.wait_for_selector("#history li.help")  # no matches yet
     start_practice(page)
+    open_settings(page)
     assert not page.is_checked("#autopass-toggle")  # off by default
     # auto-pass on (and remembered); matches until it has passed for me once
     page.check("#autopass-toggle")

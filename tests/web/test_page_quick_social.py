@@ -13,6 +13,7 @@ from typing import Any
 from tests.web.browser import Frames, shoot, wait_until
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import act, allowed_now, dom_cards, hidden_cards, shown, state
+from tests.web.table_helpers import open_settings
 from tests.web.test_page_room import name_and_wait
 
 
@@ -60,6 +61,7 @@ def test_quick_match_chat_rematch_and_hidden_cards(
         assert page.inner_text("#chat-announce") == "Ann: Good luck!"
     shoot(bo, "chat-bubble-phone")
     # Bo mutes chat (kept in this browser): Ann's next phrase shows to the watcher only
+    open_settings(bo)
     bo.tap("#mute-toggle")
     ann.click("#chat-open")
     ann.click('#chat-panel button[data-phrase="laugh"]')

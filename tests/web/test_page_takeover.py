@@ -24,8 +24,14 @@ def test_two_timeouts_then_play_myself(web_server: StartServer, open_page: OpenP
     wait_until(lambda: page.is_hidden("#bot-panel"), what="the room full")
     page.click("#wait-ready")
     page.wait_for_selector("#table:not([hidden])")
-    # the person does nothing: two timeouts, then the bot plays the seat
+    # the person does nothing: after the first timeout a warning, then after the second
+    # the bot plays the seat
+    page.wait_for_selector("#timeout-warning:not([hidden])", timeout=30_000)
+    assert "one more in a row and a bot plays for you" in page.inner_text("#timeout-warning")
+    assert page.is_hidden("#bot-banner")
+    shoot(page, "timeout-warning-desktop")
     page.wait_for_selector("#bot-banner:not([hidden])", timeout=30_000)
+    assert page.is_hidden("#timeout-warning")
     assert "A bot is playing for you" in page.inner_text("#bot-banner")
     taken = [m for m in frames.of_type("seat_control") if m["seat"] == 0]
     assert taken and taken[0]["bot"] and taken[0]["reason"] == "timeouts"
