@@ -1,3 +1,4 @@
+// @ts-check
 // Cards on screen: one card's element, and the hand, a multi-select listbox you pick from
 // by tap, swipe (pointer events: mouse, pen and touch alike) or keyboard (roving tabindex:
 // Tab to the hand, left/right to move, Enter or Space to pick), as WAI-ARIA's listbox.

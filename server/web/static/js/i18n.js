@@ -1,3 +1,4 @@
+// @ts-check
 // The page's words in English, 简体中文, Deutsch and Bahasa Indonesia: every string the page
 // shows, the cards' spoken names ("seven of hearts") and the 14 kinds of play with their
 // Chinese names (SPEC section 4). No DOM here: node tests check that every language has

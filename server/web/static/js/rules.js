@@ -1,3 +1,4 @@
+// @ts-check
 // The card rules for the browser table: ranks and card text, the 14 kinds of play and
 // beating, every legal play of a hand, and the order a hint offers them (SPEC sections 1,
 // 4, 5 and 10).

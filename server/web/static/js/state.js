@@ -1,3 +1,4 @@
+// @ts-check
 // The page's picture of the server: a pure reducer from server messages (and the socket's
 // own comings and goings) to state, like client/table.py for the terminal client.
 //
@@ -585,12 +586,12 @@ export function verdict(s, picked) {
  * `hintPlays` (those keeping bombs, the rocket and chains whole first, as the terminal
  * client's hint), then pass when I may pass (null).
  * @param {State} s
- * @returns {({cards: number[], kind: string} | null)[]}
+ * @returns {(import("./rules.js").Play | null)[]}
  */
 export function hintOptions(s) {
   const turn = myTurn(s);
   if (!turn || turn.action !== "play") return [];
-  /** @type {({cards: number[], kind: string} | null)[]} */
+  /** @type {(import("./rules.js").Play | null)[]} */
   const options = hintPlays(myHand(s).map(cardRank), toBeat(s));
   if (turn.may_pass) options.push(null);
   return options;
@@ -610,9 +611,9 @@ export function nothingBeats(s) {
 
 /**
  * Card ids from `hand` spelling `ranks` (each rank taken from the cards not yet used),
- * preferring the cards in `prefer` (e.g. the ones already picked).
- * @param {number[]} hand
- * @param {number[]} ranks
+ * taking the first card of each rank in `hand`'s order.
+ * @param {readonly number[]} hand
+ * @param {readonly number[]} ranks
  * @returns {number[]}
  */
 export function cardsFor(hand, ranks) {
