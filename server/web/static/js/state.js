@@ -8,7 +8,7 @@
 // the table shows (seat order, the current trick, the card counter, whose turn) and what a
 // pick of cards would be (legality, hints). No DOM and no socket here: node tests drive it.
 
-import { cardRank, classify, beats, hintPlays, legalPlays, RANKS } from "./rules.js";
+import { cardRank, classify, beats, hintPlays, legalPlays, smartPick, RANKS } from "./rules.js";
 
 export const SEATS = 3;
 
@@ -627,4 +627,25 @@ export function cardsFor(hand, ranks) {
     pool.splice(i, 1);
   }
   return out;
+}
+
+/**
+ * Smart pick on my play turn: the card ids to pick instead of `picked` after a swipe or
+ * tap that picked `gesture`, or null to leave the pick as it is (rules.js `smartPick`:
+ * not my turn, already a play that fits, or none in it). The cards the gesture picked are
+ * kept first where a rank is picked more than once.
+ * @param {State} s
+ * @param {Iterable<number>} picked card ids picked after the gesture
+ * @param {Iterable<number>} gesture card ids the gesture itself picked
+ * @returns {number[] | null}
+ */
+export function smartPickCards(s, picked, gesture) {
+  const turn = myTurn(s);
+  if (!turn || turn.action !== "play") return null;
+  const fresh = [...gesture];
+  const ids = [...picked];
+  const play = smartPick(ids.map(cardRank), toBeat(s), fresh.map(cardRank));
+  if (play === null) return null;
+  const pool = [...fresh, ...ids.filter((c) => !fresh.includes(c))];
+  return cardsFor(pool, play.cards);
 }
