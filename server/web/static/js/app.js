@@ -1,3 +1,4 @@
+// @ts-check
 // The browser table's start: the modules wired together around the pure reducer (state.js).
 //
 // page.js     the state, the connection, the hand, the message loop and the redraw

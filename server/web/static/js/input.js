@@ -1,3 +1,4 @@
+// @ts-check
 // Input: the lobby's forms, the waiting room's and the table's buttons, the sheets' buttons,
 // the bar's switches, each turned into a request checked first (the page never sends what
 // the server would refuse for its shape); and auto-pass, which passes for me when nothing

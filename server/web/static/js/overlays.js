@@ -1,3 +1,4 @@
+// @ts-check
 // The sheets over the table: a deal's summary between deals, the match's end, and the
 // rematch offer.
 

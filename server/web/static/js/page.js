@@ -1,3 +1,4 @@
+// @ts-check
 // The page's shared parts: the state (from the pure reducer in state.js), the page's own
 // `ui` state, the connection, the hand, and the loop that turns messages into a redraw.
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // Preferences kept in this browser (localStorage, or memory when storage is refused).
 
 /** @typedef {import("./i18n.js").Lang} Lang */

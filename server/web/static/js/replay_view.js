@@ -1,3 +1,4 @@
+// @ts-check
 // The replay viewer: a finished match deal by deal, every hand, step by step, with its
 // buttons and keys.
 

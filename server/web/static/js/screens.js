@@ -1,3 +1,4 @@
+// @ts-check
 // The screens: the lobby, the waiting room, the table and the sheets over it, drawn from
 // the state in one pass (`render`), and the clocks that count down between passes (`tick`).
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The table: the three seats (name, role, cards left, points, clock, their part of the
 // trick, small and dimmed), the play area in the middle (the play to beat, large, with who
 // played it), the kitty, the card counter, my hand, and the buttons and legality line of

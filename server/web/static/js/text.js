@@ -1,3 +1,4 @@
+// @ts-check
 // Words the page puts together from the state: names of seats and plays, signed points,
 // dates, error and rematch lines, in the page's language (ui.t).
 
