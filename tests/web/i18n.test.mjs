@@ -56,6 +56,11 @@ test("bots get their names in the page's language; people keep theirs", () => {
   assert.equal(translator("de")("default_name", { n: 123 }), "Spieler 123");
 });
 
+test("the header names the game once in Chinese: 斗地主, not 斗地主 斗地主", () => {
+  assert.equal(zh("title_latin"), "");
+  assert.equal(en("title_latin"), "Dou Dizhu");
+});
+
 test("jokers as players of each language name them, never JOKER in Chinese", () => {
   assert.equal(jokerFace(zh, 52), "小王");
   assert.equal(jokerFace(zh, 53), "大王");

@@ -5,7 +5,7 @@
 // WAI-ARIA's listbox. A swipe or tap that picked cards may be refined when it ends (smart
 // pick: the play in them, chosen by the page).
 
-import { cardRank, cardSuit } from "./rules.js";
+import { cardRank, cardSuit, classify, mainFirst } from "./rules.js";
 import { cardName, jokerFace } from "./i18n.js";
 
 const FACE = Object.freeze({
@@ -62,6 +62,28 @@ export function cardElement(id, t) {
  */
 export function showCards(box, ids, t) {
   box.replaceChildren(...[...ids].sort((a, b) => a - b).map((id) => cardElement(id, t)));
+}
+
+/**
+ * A play's cards in a container, the main part first as people lay it down (Q Q Q 3, not
+ * 3 Q Q Q); cards that are no play in rank order.
+ * @param {HTMLElement} box
+ * @param {number[]} ids
+ * @param {Translate} t
+ */
+export function showPlay(box, ids, t) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const play = classify(sorted.map(cardRank));
+  if (play === null) {
+    box.replaceChildren(...sorted.map((id) => cardElement(id, t)));
+    return;
+  }
+  const pool = [...sorted];
+  const ordered = mainFirst(play).map((rank) => {
+    const i = pool.findIndex((id) => cardRank(id) === rank);
+    return pool.splice(i, 1)[0];
+  });
+  box.replaceChildren(...ordered.map((id) => cardElement(id, t)));
 }
 
 export class Hand {
@@ -210,6 +232,8 @@ export class Hand {
     this.el.setAttribute("aria-disabled", String(!enabled));
     const same =
       cards.length === this.cards.length && cards.every((c, i) => c === this.cards[i]);
+    // the keyboard focus stays in the hand while its cards change (a play leaves it)
+    const inside = this.el.contains(document.activeElement);
     if (!same) {
       const focused = this.cards[this.focus];
       const held = new Set(cards);
@@ -237,7 +261,7 @@ export class Hand {
       for (const [id, node] of this.nodes) paint(node, id, t);
     }
     this.paintSelection();
-    this.paintFocus(false);
+    this.paintFocus(inside && !this.el.contains(document.activeElement));
   }
 
   paintSelection() {

@@ -40,6 +40,7 @@ export const KIND_ZH = Object.freeze({
 
 const EN = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Language",
   your_name: "Your name",
   save_name: "Change name",
@@ -262,6 +263,8 @@ const EN = {
   card: "{rank} of {suit}",
   small_joker: "small joker",
   big_joker: "big joker",
+  short_small_joker: "SJ",
+  short_big_joker: "BJ",
   kind_single: "Single",
   kind_pair: "Pair",
   kind_triple: "Triple",
@@ -326,6 +329,7 @@ const EN = {
 /** @type {Record<keyof typeof EN, string>} */
 const ZH = {
   title: "斗地主",
+  title_latin: "",
   language: "语言",
   your_name: "你的名字",
   save_name: "改名",
@@ -546,6 +550,8 @@ const ZH = {
   card: "{suit}{rank}",
   small_joker: "小王",
   big_joker: "大王",
+  short_small_joker: "小",
+  short_big_joker: "大",
   kind_single: "单张",
   kind_pair: "对子",
   kind_triple: "三张",
@@ -610,6 +616,7 @@ const ZH = {
 /** @type {Record<keyof typeof EN, string>} */
 const DE = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Sprache",
   your_name: "Dein Name",
   save_name: "Namen ändern",
@@ -830,6 +837,8 @@ const DE = {
   card: "{suit} {rank}",
   small_joker: "kleiner Joker",
   big_joker: "großer Joker",
+  short_small_joker: "kJ",
+  short_big_joker: "gJ",
   kind_single: "Einzelkarte",
   kind_pair: "Paar",
   kind_triple: "Drilling",
@@ -894,6 +903,7 @@ const DE = {
 /** @type {Record<keyof typeof EN, string>} */
 const ID = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Bahasa",
   your_name: "Nama Anda",
   save_name: "Ganti nama",
@@ -1114,6 +1124,8 @@ const ID = {
   card: "{rank} {suit}",
   small_joker: "joker kecil",
   big_joker: "joker besar",
+  short_small_joker: "JK",
+  short_big_joker: "JB",
   kind_single: "Kartu tunggal",
   kind_pair: "Pasang",
   kind_triple: "Tiga kembar",
