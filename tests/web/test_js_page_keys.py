@@ -182,6 +182,17 @@ def swipe(page: Any, first: int, count: int) -> None:
     page.mouse.up()
 
 
+def set_smart_pick(page: Any, on: bool) -> None:
+    """Switch smart pick in the settings panel, and close it."""
+    page.click("#settings-open")
+    page.set_checked("#smartpick-toggle", on)
+    page.click("#settings-close")
+
+
+def smart_pick_on(page: Any) -> bool:
+    return bool(page.is_checked("#smartpick-toggle"))
+
+
 def picked(page: Any) -> list[int]:
     ids: list[str] = page.eval_on_selector_all(
         "#hand [aria-selected=true]", "els => els.map(e => e.dataset.card)"
@@ -230,12 +241,12 @@ def test_a_swipe_smart_picks_the_play_in_it_unless_switched_off(
     assert sorted(rank_of(c) for c in got) == sorted(expected), (swiped, got, expected)
     assert page.get_attribute("#legality", "data-level") == "ok"
     # switched off, and still off after a reload: the swipe picks what it crossed
-    assert page.is_checked("#smartpick-toggle"), "smart pick is on by default"
-    page.uncheck("#smartpick-toggle")
+    assert smart_pick_on(page), "smart pick is on by default"
+    set_smart_pick(page, False)
     page.reload()
     page.wait_for_function(OPEN)
     wait_until(lambda: my_turn(page, "play"), what="my turn after the reload", page=page)
-    assert not page.is_checked("#smartpick-toggle")
+    assert not smart_pick_on(page)
     assert state(page)["room"]["table"]["hand"] == hand
     swipe(page, first, count)
     assert picked(page) == sorted(swiped)
