@@ -61,6 +61,13 @@ def said(page: Any) -> list[str]:
     return result
 
 
+def trick_ended_after_a_bot_played(messages: list[dict[str, Any]]) -> bool:
+    bot = next((i for i, m in enumerate(messages) if m["type"] == "played" and m["seat"]), None)
+    return bot is not None and any(
+        m["type"] == "passed" and m["trick_over"] for m in messages[bot:]
+    )
+
+
 def more_than(frames: Frames, count: int) -> Callable[[], bool]:
     """Whether more than ``count`` frames came."""
     return lambda: len(frames.messages) > count
@@ -106,8 +113,9 @@ def test_a_trick_by_keyboard_keeps_the_focus_on_the_hand(
     assert legality.get_attribute("role") == "status"
     assert legality.get_attribute("aria-live") == "polite"
     turns = 0
-    while not any(m["type"] == "passed" and m["trick_over"] for m in frames.messages):
-        assert time.monotonic() < deadline, "the trick did not end"
+    # a trick or more, to one that ends after a bot played in it
+    while not (turns and trick_ended_after_a_bot_played(frames.messages[heard_from:])):
+        assert time.monotonic() < deadline, "no trick ended with a bot's play in it"
         if not my_turn(page, "play"):
             page.wait_for_timeout(30)
             continue
@@ -126,7 +134,6 @@ def test_a_trick_by_keyboard_keeps_the_focus_on_the_hand(
     # others' plays were said with their cards, by name ("normal bot 1: pair of eights")
     later = frames.messages[heard_from:]
     others = [m for m in later if m["type"] == "played" and m["seat"] != 0]
-    assert others, "the bots played in the trick"
     lines = said(page)
     for m in others:
         ranks = sorted(int(c) // 4 + 3 if c < 52 else c - 36 for c in m["cards"])

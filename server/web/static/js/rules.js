@@ -348,9 +348,10 @@ export function mainFirst(play) {
 export function mainFirstText(play) {
   const width = /** @type {Record<string, number>} */ (MAIN_WIDTH)[play.kind];
   if (width === undefined) return formatCards(play.cards);
-  const ranks = mainFirst(play);
-  const main = ranks.filter((r) => rankCounts(play.cards)[r - 3] === width);
-  return `${formatCards(main)} ${formatCards(ranks.slice(main.length))}`;
+  const counts = rankCounts(play.cards);
+  const main = play.cards.filter((r) => counts[r - 3] === width);
+  const kickers = play.cards.filter((r) => counts[r - 3] !== width);
+  return `${formatCards(main)} ${formatCards(kickers)}`;
 }
 
 /**
