@@ -34,6 +34,8 @@ function paint(el, id, t) {
   const rank = document.createElement("span");
   rank.className = "rank";
   rank.textContent = id >= 52 ? jokerFace(t, id) : FACE[/** @type {keyof typeof FACE} */ (cardRank(id))];
+  // a joker's Chinese face (小王) stands one character a line, upright
+  if (id >= 52 && /[\u3400-\u9fff]/.test(rank.textContent)) rank.classList.add("stack");
   const pip = document.createElement("span");
   pip.className = "suit";
   pip.textContent = suit ?? (id === 53 ? "★" : "☆");
