@@ -56,6 +56,19 @@ test("bots get their names in the page's language; people keep theirs", () => {
   assert.equal(translator("de")("default_name", { n: 123 }), "Spieler 123");
 });
 
+test("the table's keys are one letter each, distinct, in the page's language", () => {
+  for (const lang of LANGS) {
+    const t = translator(lang);
+    const keys = ["play", "pass", "hint"].map((id) => t(`key_${id}`));
+    assert.ok(keys.every((k) => /^[A-Z]$/.test(k)), `${lang}: ${keys}`);
+    assert.equal(new Set(keys).size, 3, lang);
+    const help = t("keys_play", { play: keys[0], pass: keys[1], hint: keys[2] });
+    assert.ok(keys.every((k) => help.includes(k)) && !help.includes("{"), help);
+  }
+  assert.equal(de("key_play"), "S"); // Spielen
+  assert.equal(de("key_pass"), "P"); // Passen
+});
+
 test("the header names the game once in Chinese: 斗地主, not 斗地主 斗地主", () => {
   assert.equal(zh("title_latin"), "");
   assert.equal(en("title_latin"), "Dou Dizhu");

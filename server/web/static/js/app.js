@@ -12,7 +12,7 @@
 
 import { sayAloud } from "./chat.js";
 import { spokenPlay } from "./i18n.js";
-import { autoPass, restoreForms, wire } from "./input.js";
+import { autoPass, labelKeys, restoreForms, wire } from "./input.js";
 import { actOnLink, getHistory, listRooms, readLink } from "./lobby.js";
 import { applyMotion } from "./motion.js";
 import { announce, clearToast, conn, hand, listen, renderNow, setRenderer, state, toast, ui } from "./page.js";
@@ -94,6 +94,7 @@ readLink();
 wire();
 restoreForms();
 applyLanguage();
+labelKeys();
 render();
 conn.start();
 // for tests and the curious: the page's state, read only

@@ -164,6 +164,7 @@ function wireBar() {
       prefs.lang = ui.lang;
       savePrefs();
       applyLanguage();
+      labelKeys();
     });
   }
   prefToggle("counter-toggle", "counter");
@@ -337,9 +338,24 @@ function wireTable() {
   wireKeys();
 }
 
-/** Keys of the table, outside its text boxes and menus: P play, S pass, H hint, 0-3 bid,
- * ? the keys' help (each a button's click, so only what the button may do now). */
-const TABLE_KEYS = Object.freeze({ p: "play", s: "pass", h: "hint", 0: "bid-0", 1: "bid-1", 2: "bid-2", 3: "bid-3" });
+/** Keys of the table, outside its text boxes and menus: Play, Pass and Hint by a letter of
+ * the page's language (P, S, H in English; S, P, T in German: Spielen, Passen, Tipp), 0-3
+ * bid, ? the keys' help; each a button's click, so only what the button may do now. */
+function tableKeys() {
+  /** @type {Record<string, string>} */
+  const keys = { 0: "bid-0", 1: "bid-1", 2: "bid-2", 3: "bid-3" };
+  for (const id of ["play", "pass", "hint"]) keys[ui.t(`key_${id}`).toLowerCase()] = id;
+  return keys;
+}
+
+/** The table's keys in the page's language: in the keys' help, and on the buttons for
+ * assistive technology (aria-keyshortcuts). */
+export function labelKeys() {
+  const key = (/** @type {string} */ id) => ui.t(`key_${id}`);
+  $("keys-play").textContent = ui.t("keys_play", { play: key("play"), pass: key("pass"), hint: key("hint") });
+  for (const id of ["play", "pass", "hint"]) button(id).setAttribute("aria-keyshortcuts", ui.t(`key_${id}`));
+  for (const b of [0, 1, 2, 3]) button(`bid-${b}`).setAttribute("aria-keyshortcuts", String(b));
+}
 
 function wireKeys() {
   const help = $("keys");
@@ -369,7 +385,7 @@ function wireKeys() {
       openHelp();
       return;
     }
-    const id = /** @type {Record<string, string>} */ (TABLE_KEYS)[e.key.toLowerCase()];
+    const id = tableKeys()[e.key.toLowerCase()];
     const target = id ? button(id) : null;
     if (!target || target.disabled || target.closest("[hidden]")) return;
     e.preventDefault();
