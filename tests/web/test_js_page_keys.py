@@ -14,6 +14,7 @@ from protocol import Play, Rank, classify, legal_plays
 from tests.web.browser import Frames, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import RANK_WORDS, state
+from tests.web.table_helpers import HINTED, play_hint
 
 #: The words an English screen reader hears for a rank (the plural forms start with them).
 SAID = {**{r: RANK_WORDS[r - 3] for r in range(3, 16)}, 16: "small joker", 17: "big joker"}
@@ -122,6 +123,7 @@ def test_a_trick_by_keyboard_keeps_the_focus_on_the_hand(
         before = len(frames.messages)
         page.keyboard.press("h")  # Hint
         assert focused(page) == "card", "after Hint the focus is on the hand"
+        page.wait_for_function(HINTED)  # its plays come from a worker
         level = legality.get_attribute("data-level")
         assert level == "ok" or page.is_enabled("#pass"), "Hint picks a play, or says pass"
         page.keyboard.press("p" if page.is_enabled("#play") else "s")  # Play or Pass
@@ -237,8 +239,7 @@ def test_a_swipe_smart_picks_the_play_in_it_unless_switched_off(
         window = a_window_to_swipe(hand, table_play(page))
         if window is not None:
             break
-        page.click("#hint")  # nothing to show here: play on (or pass) to the next turn
-        page.click("#play" if page.is_enabled("#play") else "#pass")
+        play_hint(page)  # nothing to show here: play on (or pass) to the next turn
         page.wait_for_timeout(100)
     first, count, expected = window
     swiped = hand[first : first + count]
@@ -300,6 +301,7 @@ def test_dialogs_take_the_focus_and_give_it_back(
             page.keyboard.press("0" if page.is_enabled("#bid-0") else "1")
         elif my_turn(page, "play"):
             page.keyboard.press("h")
+            page.wait_for_function(HINTED)
             page.keyboard.press("p" if page.is_enabled("#play") else "s")
         page.wait_for_timeout(30)
     assert page.get_attribute("#summary", "aria-modal") == "true"
