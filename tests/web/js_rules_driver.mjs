@@ -9,6 +9,7 @@ import {
   formatHand,
   hintPlays,
   legalPlays,
+  mainFirstText,
   parseCards,
 } from "../../server/web/static/js/rules.js";
 
@@ -30,6 +31,7 @@ const out = {
   classify: input.plays.map((/** @type {number[]} */ c) => key(classify(c.slice().reverse()))),
   near_misses: input.near_misses.map((/** @type {number[]} */ c) => key(classify(c))),
   format: input.plays.map((/** @type {number[]} */ c) => formatCards(c)),
+  main_first: input.plays.map((/** @type {number[]} */ c) => mainFirstText(mustClassify(c))),
   reparsed: input.plays.map((/** @type {number[]} */ c) => parseCards(formatCards(c))),
   legal: input.positions.map(
     (/** @type {{hand: number[], to_beat: number[] | null}} */ { hand, to_beat }) =>

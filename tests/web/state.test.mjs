@@ -12,6 +12,7 @@ import {
   reduce,
   secondsLeft,
   seatOrder,
+  smartPickCards,
   toBeat,
   trickOf,
   unseen,
@@ -111,6 +112,26 @@ test("a deal from its start: bids, the landlord's kitty, plays, passes, the tric
   assert.equal(left[7], 1); // the 7 in hand, two played: one left
   assert.equal(left[16], 0);
   assert.equal(left[10], 1); // one in hand, two in the kitty
+});
+
+test("smart pick on my play turn: the cards of the play the gesture's cards hold", () => {
+  let s = started();
+  s = reduce(s, { type: "landlord", seat: 0, base: 1, kitty: [id(10, 1), id(10, 2), id(11, 3)], card_counts: [20, 17, 17] }, 1);
+  // not my turn: nothing picked for me
+  const straight = [id(5), id(6), id(7), id(8), id(9), id(9, 1)];
+  assert.equal(smartPickCards(s, straight, straight), null);
+  s = reduce(s, { type: "turn", seat: 0, action: "play", may_pass: false, deadline: null, server_time: 1, version: 4 }, 2);
+  // a swipe over 5 6 7 8 9 9 leads the straight 5-9; the 9 kept is one the swipe picked
+  assert.deepEqual(smartPickCards(s, straight, straight), [id(5), id(6), id(7), id(8), id(9)]);
+  assert.equal(smartPickCards(s, straight.slice(0, 5), straight.slice(0, 5)), null);
+  s = reduce(s, { type: "played", seat: 0, cards: [id(3)], kind: "single", rank: 3, card_counts: [19, 17, 17], multiplier: 1 }, 3);
+  s = reduce(s, { type: "played", seat: 1, cards: [id(6, 3)], kind: "single", rank: 6, card_counts: [19, 16, 17], multiplier: 1 }, 3);
+  s = reduce(s, { type: "passed", seat: 2, trick_over: false, leader: null }, 3);
+  s = reduce(s, { type: "turn", seat: 0, action: "play", may_pass: true, deadline: null, server_time: 1, version: 7 }, 4);
+  // a 9 tapped beside a picked 8 against a single 6: the 9
+  assert.deepEqual(smartPickCards(s, [id(8), id(9, 1)], [id(9, 1)]), [id(9, 1)]);
+  // the second 9 tapped beside the first: a pair does not answer a single, and the 9 is kept
+  assert.deepEqual(smartPickCards(s, [id(9), id(9, 1)], [id(9, 1)]), [id(9, 1)]);
 });
 
 test("a snapshot rebuilds the current trick from plays and passes", () => {

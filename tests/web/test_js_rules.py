@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from client.commands import play_text
 from protocol import CardTextError, Kind, Play, Rank, classify, format_cards, legal_plays
 from protocol.cards import format_hand, full_deck, parse_cards, ranks_of
 from protocol.hints import hint_plays
@@ -220,6 +221,17 @@ def test_every_play_is_written_and_read_back_alike(
     assert_same("parseCards(formatCards)", out["reparsed"], given["plays"], given["plays"])
 
 
+def test_every_play_is_written_main_part_first_as_the_terminal_client_does(
+    answers: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """The page writes ``QQQ 3``, not ``3 QQQ``: ``mainFirstText`` is client/commands.py's
+    ``play_text`` for every play there is."""
+    out, given = answers
+    expected = [play_text(p) for p in all_plays()]
+    assert "QQQ 3" in expected
+    assert_same("mainFirstText", out["main_first"], expected, given["plays"])
+
+
 def _parsed(text: str) -> dict[str, Any]:
     try:
         return {"ranks": [int(r) for r in parse_cards(text)]}
@@ -290,6 +302,12 @@ def test_hint_plays_alike_over_the_same_positions(
 def test_the_javascript_rule_book_examples_hold() -> None:
     """``rules_spec.test.mjs``: SPEC examples checked by hand, with node's test runner."""
     run_node(["--test", str(HERE / "rules_spec.test.mjs")])
+
+
+def test_smart_pick_examples_hold() -> None:
+    """``smart_pick.test.mjs``: which play a swipe or tap picks, and plays written main part
+    first, with node's test runner."""
+    run_node(["--test", str(HERE / "smart_pick.test.mjs")])
 
 
 def test_a_20_card_hand_leads_in_well_under_50_ms(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The browser table's reducer, words and socket helpers (state.js, i18n.js, conn.js), and
 the replay viewer's frames (replay.js), under node's test runner: ``state.test.mjs``,
-``replay.test.mjs``."""
+``i18n.test.mjs``, ``replay.test.mjs``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from tests.web.node import HERE, run_node
 
 def test_state_reducer_words_and_socket_helpers() -> None:
     run_node(["--test", str(HERE / "state.test.mjs")])
+
+
+def test_words_plurals_names_and_plays_spoken() -> None:
+    run_node(["--test", str(HERE / "i18n.test.mjs")])
 
 
 def test_replay_frames() -> None:

@@ -156,6 +156,10 @@ def test_swipes_pick_and_unpick_and_a_reload_resumes(
         page.click("#bid-3") if not phone else page.tap("#bid-3")
         wait_until(lambda page=page: my_turn(page), what="my lead")
         swipe = swipe_touch if phone else swipe_mouse
+        # any five cards, as swiped (smart pick has its own test)
+        page.click("#settings-open") if not phone else page.tap("#settings-open")
+        page.uncheck("#smartpick-toggle")
+        page.click("#settings-close") if not phone else page.tap("#settings-close")
         points = strip_points(page, 3, 5)
         swipe(page, points)
         hand = state(page)["room"]["table"]["hand"]

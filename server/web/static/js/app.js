@@ -1,3 +1,4 @@
+// @ts-check
 // The browser table's start: the modules wired together around the pure reducer (state.js).
 //
 // page.js     the state, the connection, the hand, the message loop and the redraw
@@ -10,14 +11,15 @@
 // `react`, a listener of the message loop.
 
 import { sayAloud } from "./chat.js";
-import { kindName } from "./i18n.js";
-import { autoPass, restoreForms, wire } from "./input.js";
+import { spokenPlay } from "./i18n.js";
+import { autoPass, labelKeys, restoreForms, wire } from "./input.js";
 import { actOnLink, getHistory, listRooms, readLink } from "./lobby.js";
 import { applyMotion } from "./motion.js";
-import { announce, clearToast, conn, listen, setRenderer, state, toast, ui } from "./page.js";
+import { announce, clearToast, conn, hand, listen, renderNow, setRenderer, state, toast, ui } from "./page.js";
 import { applyLanguage, render } from "./screens.js";
 import { played } from "./sound.js";
-import { mySeat } from "./state.js";
+import { cardRank } from "./rules.js";
+import { mySeat, myTurn } from "./state.js";
 import { errorText, rematchText, seatName } from "./text.js";
 
 /** @typedef {import("./page.js").Msg} Msg */
@@ -46,12 +48,22 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   }
   if (["turn", "snapshot", "seat_control", "played", "passed"].includes(msg.type)) autoPass();
   if (msg.type === "_closed" || msg.type === "_down") ui.busy = null;
-  if (msg.type === "turn" && msg.seat === mySeat(state) && mySeat(state) !== null) {
-    announce(ui.t(msg.action === "bid" ? "your_turn_bid" : "your_turn_lead").split(":")[0]);
+  const turn = myTurn(state);
+  const was = myTurn(before);
+  if (turn && (!was || was.version !== turn.version || was.action !== turn.action)) {
+    // my turn began (its own message, or a snapshot's)
+    announce(ui.t(turn.action === "bid" ? "your_turn_bid" : "your_turn_lead").split(":")[0]);
+    // the focus nowhere (on a screen or button gone, a sheet closed): it goes to my hand
+    renderNow();
+    const at = document.activeElement;
+    const lost = at === null || at === document.body || at.closest("[hidden]") !== null;
+    if (lost && !document.querySelector(".overlay:not([hidden])")) hand.focusCard();
   }
   if (msg.type === "played" && msg.seat !== mySeat(state)) {
-    announce(`${seatName(msg.seat)}: ${kindName(ui.t, ui.lang, msg.kind)}`);
+    const play = { kind: msg.kind, cards: msg.cards.map(cardRank).sort((/** @type {number} */ a, /** @type {number} */ b) => a - b) };
+    announce(ui.t("ev_played", { name: seatName(msg.seat), play: spokenPlay(ui.t, ui.lang, play) }));
   }
+  if (msg.type === "passed" && msg.seat !== mySeat(state)) announce(ui.t("ev_passed", { name: seatName(msg.seat) }));
   if (state.room?.code !== before.room?.code) clearToast(); // a toast belongs to its screen
   timeouts(msg);
   if ((msg.type === "left" || msg.type === "room_closed" || msg.type === "_lobby") && !state.room) {
@@ -82,6 +94,7 @@ readLink();
 wire();
 restoreForms();
 applyLanguage();
+labelKeys();
 render();
 conn.start();
 // for tests and the curious: the page's state, read only

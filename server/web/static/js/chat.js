@@ -1,3 +1,4 @@
+// @ts-check
 // Quick chat: the phrases and emotes (protocol/chat.py), the panel that sends them, the
 // bubble by a seat, and what a screen reader hears of them. Muted chat hides others' lines.
 

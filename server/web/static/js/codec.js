@@ -1,3 +1,4 @@
+// @ts-check
 // The wire codec for the browser table: messages as msgpack maps in binary websocket frames
 // (protocol/codec.py, the client's side of it).
 //
@@ -117,13 +118,13 @@ const decoder = new Decoder({
 /**
  * One client message as a msgpack map, the bytes of a binary frame.
  * @param {Message} message
- * @returns {Uint8Array}
+ * @returns {Uint8Array<ArrayBuffer>} a copy of the encoder's buffer (`WebSocket.send` takes it)
  */
 export function encode(message) {
   if (!isMap(message) || !CLIENT.has(/** @type {string} */ (message.type))) {
     throw new TypeError(`not a client message: type ${JSON.stringify(message?.type)}`);
   }
-  return encoder.encode(message);
+  return /** @type {Uint8Array<ArrayBuffer>} */ (encoder.encode(message));
 }
 
 /**

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's websocket to its own server: hello with the session token kept in this
 // browser, request ids, reconnecting with backoff, and a ping that finds a dead link.
 //

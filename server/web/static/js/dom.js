@@ -1,3 +1,4 @@
+// @ts-check
 // Small helpers for the page's elements, found by id (the ids are index.html's).
 
 export const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));

@@ -1,3 +1,4 @@
+// @ts-check
 // The hand fitted to its width: the cards overlap so that each shows a strip wide enough to
 // tap and to read its rank ("10" too), in one row when they fit, else in two (a phone held
 // upright), the lower row over the foot of the upper.

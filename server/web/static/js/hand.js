@@ -1,32 +1,41 @@
+// @ts-check
 // Cards on screen: one card's element, and the hand, a multi-select listbox you pick from
 // by tap, swipe (pointer events: mouse, pen and touch alike) or keyboard (roving tabindex:
-// Tab to the hand, left/right to move, Enter or Space to pick), as WAI-ARIA's listbox.
+// Tab to the hand, left/right to move, Enter or Space to pick, Esc to unpick all), as
+// WAI-ARIA's listbox. A swipe or tap that picked cards may be refined when it ends (smart
+// pick: the play in them, chosen by the page).
 
-import { cardRank, cardSuit } from "./rules.js";
-import { cardName } from "./i18n.js";
+import { cardRank, cardSuit, classify, mainFirst } from "./rules.js";
+import { cardName, jokerFace } from "./i18n.js";
 
 const FACE = Object.freeze({
   3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
   11: "J", 12: "Q", 13: "K", 14: "A", 15: "2",
 });
 
+/** @typedef {import("./i18n.js").Translate} Translate */
+
 /**
- * Fill an element with a card's face: its rank and suit, red for hearts, diamonds and the
- * big joker, and its spoken name as the accessible name.
+ * Fill an element with a card's face: its rank and suit (a joker as the page's language
+ * names it), red for hearts, diamonds and the big joker, and its spoken name as the
+ * accessible name.
  * @param {HTMLElement} el
  * @param {number} id card id 0..53
- * @param {(key: string, params?: Record<string, string | number>) => string} t
+ * @param {Translate} t
  */
 function paint(el, id, t) {
   const suit = cardSuit(id);
   const red = suit === "♥" || suit === "♦" || id === 53;
-  el.className = `card${red ? " red" : ""}${id >= 52 ? " joker" : ""}`;
+  const picked = el.classList.contains("picked");
+  el.className = `card${red ? " red" : ""}${id >= 52 ? " joker" : ""}${picked ? " picked" : ""}`;
   el.dataset.card = String(id);
   el.setAttribute("aria-label", cardName(t, id));
   el.replaceChildren();
   const rank = document.createElement("span");
   rank.className = "rank";
-  rank.textContent = id >= 52 ? "JOKER" : FACE[/** @type {keyof typeof FACE} */ (cardRank(id))];
+  rank.textContent = id >= 52 ? jokerFace(t, id) : FACE[/** @type {keyof typeof FACE} */ (cardRank(id))];
+  // a joker's Chinese face (小王) stands one character a line, upright
+  if (id >= 52 && /[\u3400-\u9fff]/.test(rank.textContent)) rank.classList.add("stack");
   const pip = document.createElement("span");
   pip.className = "suit";
   pip.textContent = suit ?? (id === 53 ? "★" : "☆");
@@ -38,7 +47,7 @@ function paint(el, id, t) {
 /**
  * A face-up card that is only shown (plays, the kitty, the summary).
  * @param {number} id
- * @param {(key: string, params?: Record<string, string | number>) => string} t
+ * @param {Translate} t
  */
 export function cardElement(id, t) {
   const el = document.createElement("span");
@@ -51,10 +60,32 @@ export function cardElement(id, t) {
  * A row of face-up cards in a container (replacing what it held).
  * @param {HTMLElement} box
  * @param {number[]} ids
- * @param {(key: string, params?: Record<string, string | number>) => string} t
+ * @param {Translate} t
  */
 export function showCards(box, ids, t) {
   box.replaceChildren(...[...ids].sort((a, b) => a - b).map((id) => cardElement(id, t)));
+}
+
+/**
+ * A play's cards in a container, the main part first as people lay it down (Q Q Q 3, not
+ * 3 Q Q Q); cards that are no play in rank order.
+ * @param {HTMLElement} box
+ * @param {number[]} ids
+ * @param {Translate} t
+ */
+export function showPlay(box, ids, t) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const play = classify(sorted.map(cardRank));
+  if (play === null) {
+    box.replaceChildren(...sorted.map((id) => cardElement(id, t)));
+    return;
+  }
+  const pool = [...sorted];
+  const ordered = mainFirst(play).map((rank) => {
+    const i = pool.findIndex((id) => cardRank(id) === rank);
+    return pool.splice(i, 1)[0];
+  });
+  box.replaceChildren(...ordered.map((id) => cardElement(id, t)));
 }
 
 export class Hand {
@@ -73,16 +104,23 @@ export class Hand {
     this.enabled = false;
     /** @type {null | "pick" | "unpick"} */
     this.swipe = null;
+    /** @type {Set<number>} the cards the pointer gesture under way picked */
+    this.gesture = new Set();
+    /**
+     * Smart pick: given the picks after a swipe or tap and the cards it picked, the cards
+     * to pick instead, or null to keep them (set by the page; null: never).
+     * @type {null | ((selected: Set<number>, gesture: Set<number>) => number[] | null)}
+     */
+    this.refine = null;
     /** @type {Map<number, HTMLElement>} */
     this.nodes = new Map();
-    /** @type {(key: string, params?: Record<string, string | number>) => string} */
+    /** @type {Translate} */
     this.t = (k) => k;
     el.addEventListener("pointerdown", (e) => this.down(e));
     el.addEventListener("pointermove", (e) => this.move(e));
-    for (const type of ["pointerup", "pointercancel", "lostpointercapture"]) {
-      el.addEventListener(type, () => {
-        this.swipe = null;
-      });
+    el.addEventListener("pointerup", () => this.end(true));
+    for (const type of ["pointercancel", "lostpointercapture"]) {
+      el.addEventListener(type, () => this.end(false));
     }
     el.addEventListener("keydown", (e) => this.key(e));
   }
@@ -102,6 +140,7 @@ export class Hand {
     e.preventDefault();
     // A swipe that starts on a picked card unpicks; else it picks.
     this.swipe = this.selected.has(id) ? "unpick" : "pick";
+    this.gesture = new Set();
     this.focus = this.cards.indexOf(id);
     this.el.setPointerCapture?.(e.pointerId);
     this.apply(id);
@@ -114,11 +153,27 @@ export class Hand {
     if (id !== null) this.apply(id);
   }
 
+  /**
+   * The pointer is up (`done`) or lost: a gesture that picked cards may be refined.
+   * @param {boolean} done
+   */
+  end(done) {
+    const picking = this.swipe === "pick";
+    this.swipe = null;
+    const gesture = this.gesture;
+    this.gesture = new Set();
+    if (!done || !picking || gesture.size === 0 || this.refine === null) return;
+    const ids = this.refine(new Set(this.selected), gesture);
+    if (ids !== null) this.pick(ids);
+  }
+
   /** @param {number} id */
   apply(id) {
     const had = this.selected.has(id);
-    if (this.swipe === "pick" && !had) this.selected.add(id);
-    else if (this.swipe === "unpick" && had) this.selected.delete(id);
+    if (this.swipe === "pick" && !had) {
+      this.selected.add(id);
+      this.gesture.add(id);
+    } else if (this.swipe === "unpick" && had) this.selected.delete(id);
     else return;
     this.paintSelection();
     this.onChange(this.selected);
@@ -132,6 +187,11 @@ export class Hand {
     else if (e.key === "ArrowRight" || e.key === "ArrowDown") focus += 1;
     else if (e.key === "Home") focus = 0;
     else if (e.key === "End") focus = this.cards.length - 1;
+    else if (e.key === "Escape" && this.selected.size > 0) {
+      e.preventDefault();
+      this.clear();
+      return;
+    }
     else if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
       e.preventDefault();
       if (!this.enabled) return;
@@ -165,7 +225,7 @@ export class Hand {
    * Show these cards (sorted), keeping the picks and the focus on cards still held.
    * @param {number[]} cards
    * @param {boolean} enabled whether picking is possible now
-   * @param {(key: string, params?: Record<string, string | number>) => string} t
+   * @param {Translate} t
    */
   set(cards, enabled, t) {
     const relabel = t !== this.t;
@@ -174,6 +234,8 @@ export class Hand {
     this.el.setAttribute("aria-disabled", String(!enabled));
     const same =
       cards.length === this.cards.length && cards.every((c, i) => c === this.cards[i]);
+    // the keyboard focus stays in the hand while its cards change (a play leaves it)
+    const inside = this.el.contains(document.activeElement);
     if (!same) {
       const focused = this.cards[this.focus];
       const held = new Set(cards);
@@ -198,10 +260,10 @@ export class Hand {
       this.cards = [...cards];
       this.focus = keep >= 0 ? keep : Math.min(this.focus, Math.max(0, cards.length - 1));
     } else if (relabel) {
-      for (const [id, node] of this.nodes) node.setAttribute("aria-label", cardName(t, id));
+      for (const [id, node] of this.nodes) paint(node, id, t);
     }
     this.paintSelection();
-    this.paintFocus(false);
+    this.paintFocus(inside && !this.el.contains(document.activeElement));
   }
 
   paintSelection() {
@@ -219,6 +281,11 @@ export class Hand {
       node.tabIndex = i === this.focus ? 0 : -1;
       if (move && i === this.focus) node.focus();
     });
+  }
+
+  /** Put the keyboard focus on the hand's current card (after a button acted on it). */
+  focusCard() {
+    if (this.cards.length) this.paintFocus(true);
   }
 
   clear() {

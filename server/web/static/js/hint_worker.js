@@ -1,3 +1,4 @@
+// @ts-check
 // Hint's plays worked out off the page's thread: on a 20-card lead there are thousands of
 // legal plays to order, which can take longer than a frame (tens of milliseconds).
 

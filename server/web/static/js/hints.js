@@ -1,3 +1,4 @@
+// @ts-check
 // What Hint cycles through on my turn (the legal plays that beat the table, in hintPlays'
 // order, then pass when I may), worked out by a worker as soon as my turn comes, so that
 // neither my turn nor the tap on Hint waits for it on the page's thread.

@@ -1,9 +1,13 @@
+// @ts-check
 // The page's words in English, 简体中文, Deutsch and Bahasa Indonesia: every string the page
 // shows, the cards' spoken names ("seven of hearts") and the 14 kinds of play with their
-// Chinese names (SPEC section 4). No DOM here: node tests check that every language has
-// every key.
+// Chinese names (SPEC section 4), plays written and spoken, the bots' and default names.
+// No DOM here: node tests check that every language has every key.
+
+import { RANK_TEXT, Rank, mainFirst } from "./rules.js";
 
 /** @typedef {"en" | "zh" | "de" | "id"} Lang */
+/** @typedef {import("./rules.js").Play} Play */
 
 /** @type {readonly Lang[]} */
 export const LANGS = Object.freeze(["en", "zh", "de", "id"]);
@@ -36,6 +40,7 @@ export const KIND_ZH = Object.freeze({
 
 const EN = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Language",
   your_name: "Your name",
   save_name: "Change name",
@@ -91,7 +96,6 @@ const EN = {
   offline: "offline",
   landlord: "Landlord",
   farmer: "Farmer",
-  cards_left: "{n} cards",
   cards_low: "only {n} left",
   base: "Base",
   multiplier: "Multiplier",
@@ -128,7 +132,6 @@ const EN = {
   remaining: "Remaining cards",
   score: "Points",
   breakdown: "Base {base} × {mult}",
-  bombs: "{n} bomb(s)",
   rocket: "rocket",
   spring: "spring 春天",
   anti_spring: "anti-spring 反春",
@@ -260,6 +263,8 @@ const EN = {
   card: "{rank} of {suit}",
   small_joker: "small joker",
   big_joker: "big joker",
+  short_small_joker: "SJ",
+  short_big_joker: "BJ",
   kind_single: "Single",
   kind_pair: "Pair",
   kind_triple: "Triple",
@@ -274,11 +279,60 @@ const EN = {
   kind_four_two_pairs: "Four + two pairs",
   kind_bomb: "Bomb",
   kind_rocket: "Rocket",
+  bombs_one: "{n} bomb",
+  bombs_other: "{n} bombs",
+  cards_left_one: "{n} card",
+  cards_left_other: "{n} cards",
+  default_name: "Player {n}",
+  bot_easy: "easy bot {n}",
+  bot_normal: "normal bot {n}",
+  bot_strong: "strong bot {n}",
+  face_small_joker: "JOKER",
+  face_big_joker: "JOKER",
+  smart_pick: "Smart pick",
+  smart_pick_help: "A swipe or tap over more cards than a play picks the play in them that fits.",
+  keys: "Keys",
+  keys_title: "Keyboard",
+  keys_hand: "Tab to your hand; ← → move along it; Enter or Space picks or unpicks a card; Esc unpicks all.",
+  keys_play: "{play} plays the picked cards; {pass} passes; {hint} hints (press again for the next).",
+  key_play: "P",
+  key_pass: "S",
+  key_hint: "H",
+  keys_bid: "While bidding: 1, 2 or 3 bids; 0 does not bid.",
+  keys_more: "? opens this help; Esc closes a dialog.",
+  say_single: "{r}",
+  say_pair: "pair of {rs}",
+  say_triple: "three {rs}",
+  say_triple_single: "three {rs} with {k}",
+  say_triple_pair: "three {rs} with a pair of {ks}",
+  say_straight: "straight from {lo} to {hi}",
+  say_pair_chain: "pairs from {lo} to {hi}",
+  say_airplane: "airplane from {lo} to {hi}",
+  say_airplane_singles: "airplane from {lo} to {hi} with {k}",
+  say_airplane_pairs: "airplane from {lo} to {hi} with pairs of {ks}",
+  say_four_two_singles: "four {rs} with {k}",
+  say_four_two_pairs: "four {rs} with pairs of {ks}",
+  say_bomb: "bomb, four {rs}",
+  say_rocket: "rocket",
+  rank_3_pl: "threes",
+  rank_4_pl: "fours",
+  rank_5_pl: "fives",
+  rank_6_pl: "sixes",
+  rank_7_pl: "sevens",
+  rank_8_pl: "eights",
+  rank_9_pl: "nines",
+  rank_10_pl: "tens",
+  rank_11_pl: "jacks",
+  rank_12_pl: "queens",
+  rank_13_pl: "kings",
+  rank_14_pl: "aces",
+  rank_15_pl: "twos",
 };
 
 /** @type {Record<keyof typeof EN, string>} */
 const ZH = {
   title: "斗地主",
+  title_latin: "",
   language: "语言",
   your_name: "你的名字",
   save_name: "改名",
@@ -334,7 +388,6 @@ const ZH = {
   offline: "离线",
   landlord: "地主",
   farmer: "农民",
-  cards_left: "{n} 张",
   cards_low: "只剩 {n} 张",
   base: "底分",
   multiplier: "倍数",
@@ -371,7 +424,6 @@ const ZH = {
   remaining: "剩余手牌",
   score: "得分",
   breakdown: "底分 {base} × {mult}",
-  bombs: "{n} 个炸弹",
   rocket: "王炸",
   spring: "春天",
   anti_spring: "反春",
@@ -501,6 +553,8 @@ const ZH = {
   card: "{suit}{rank}",
   small_joker: "小王",
   big_joker: "大王",
+  short_small_joker: "小",
+  short_big_joker: "大",
   kind_single: "单张",
   kind_pair: "对子",
   kind_triple: "三张",
@@ -515,11 +569,60 @@ const ZH = {
   kind_four_two_pairs: "四带两对",
   kind_bomb: "炸弹",
   kind_rocket: "王炸",
+  bombs_one: "{n} 个炸弹",
+  bombs_other: "{n} 个炸弹",
+  cards_left_one: "{n} 张",
+  cards_left_other: "{n} 张",
+  default_name: "玩家{n}",
+  bot_easy: "简单机器人{n}",
+  bot_normal: "普通机器人{n}",
+  bot_strong: "高手机器人{n}",
+  face_small_joker: "小王",
+  face_big_joker: "大王",
+  smart_pick: "智能选牌",
+  smart_pick_help: "滑动或点选的牌多于一手牌时，自动选出其中能出的那手牌。",
+  keys: "按键",
+  keys_title: "键盘",
+  keys_hand: "Tab 到你的手牌；← → 移动；Enter 或空格 选中或取消一张牌；Esc 全部取消。",
+  keys_play: "{play} 出选中的牌；{pass} 不要；{hint} 提示（再按换下一个）。",
+  key_play: "P",
+  key_pass: "S",
+  key_hint: "H",
+  keys_bid: "叫分时：1、2、3 叫分；0 不叫。",
+  keys_more: "? 打开本帮助；Esc 关闭对话框。",
+  say_single: "{r}",
+  say_pair: "对{r}",
+  say_triple: "三个{r}",
+  say_triple_single: "三个{r}带{k}",
+  say_triple_pair: "三个{r}带一对{k}",
+  say_straight: "顺子，{lo}到{hi}",
+  say_pair_chain: "连对，{lo}到{hi}",
+  say_airplane: "飞机，{lo}到{hi}",
+  say_airplane_singles: "飞机，{lo}到{hi}，带{k}",
+  say_airplane_pairs: "飞机，{lo}到{hi}，带对{k}",
+  say_four_two_singles: "四个{r}带{k}",
+  say_four_two_pairs: "四个{r}带对{k}",
+  say_bomb: "炸弹，四个{r}",
+  say_rocket: "王炸",
+  rank_3_pl: "3",
+  rank_4_pl: "4",
+  rank_5_pl: "5",
+  rank_6_pl: "6",
+  rank_7_pl: "7",
+  rank_8_pl: "8",
+  rank_9_pl: "9",
+  rank_10_pl: "10",
+  rank_11_pl: "J",
+  rank_12_pl: "Q",
+  rank_13_pl: "K",
+  rank_14_pl: "A",
+  rank_15_pl: "2",
 };
 
 /** @type {Record<keyof typeof EN, string>} */
 const DE = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Sprache",
   your_name: "Dein Name",
   save_name: "Namen ändern",
@@ -575,7 +678,6 @@ const DE = {
   offline: "offline",
   landlord: "Grundherr",
   farmer: "Bauer",
-  cards_left: "{n} Karten",
   cards_low: "nur noch {n}",
   base: "Grundwert",
   multiplier: "Multiplikator",
@@ -612,7 +714,6 @@ const DE = {
   remaining: "Übrige Karten",
   score: "Punkte",
   breakdown: "Grundwert {base} × {mult}",
-  bombs: "{n} Bombe(n)",
   rocket: "Rakete",
   spring: "Frühling 春天",
   anti_spring: "Gegenfrühling 反春",
@@ -742,6 +843,8 @@ const DE = {
   card: "{suit} {rank}",
   small_joker: "kleiner Joker",
   big_joker: "großer Joker",
+  short_small_joker: "kJ",
+  short_big_joker: "gJ",
   kind_single: "Einzelkarte",
   kind_pair: "Paar",
   kind_triple: "Drilling",
@@ -756,11 +859,60 @@ const DE = {
   kind_four_two_pairs: "Vierling + zwei Paare",
   kind_bomb: "Bombe",
   kind_rocket: "Rakete",
+  bombs_one: "{n} Bombe",
+  bombs_other: "{n} Bomben",
+  cards_left_one: "{n} Karte",
+  cards_left_other: "{n} Karten",
+  default_name: "Spieler {n}",
+  bot_easy: "Bot {n} (leicht)",
+  bot_normal: "Bot {n} (normal)",
+  bot_strong: "Bot {n} (stark)",
+  face_small_joker: "JOKER",
+  face_big_joker: "JOKER",
+  smart_pick: "Kluge Auswahl",
+  smart_pick_help: "Wischen oder Tippen über mehr Karten als ein Zug wählt den passenden Zug darin.",
+  keys: "Tasten",
+  keys_title: "Tastatur",
+  keys_hand: "Tab zur Hand; ← → darin bewegen; Enter oder Leertaste wählt eine Karte oder gibt sie frei; Esc gibt alle frei.",
+  keys_play: "{play} spielt die gewählten Karten; {pass} passt; {hint} gibt einen Tipp (nochmal: den nächsten).",
+  key_play: "S",
+  key_pass: "P",
+  key_hint: "T",
+  keys_bid: "Beim Bieten: 1, 2 oder 3 bietet; 0 bietet nicht.",
+  keys_more: "? öffnet diese Hilfe; Esc schließt einen Dialog.",
+  say_single: "{r}",
+  say_pair: "Paar {rs}",
+  say_triple: "drei {rs}",
+  say_triple_single: "drei {rs} mit {k}",
+  say_triple_pair: "drei {rs} mit Paar {ks}",
+  say_straight: "Straße von {lo} bis {hi}",
+  say_pair_chain: "Paarstraße von {lo} bis {hi}",
+  say_airplane: "Flugzeug von {lo} bis {hi}",
+  say_airplane_singles: "Flugzeug von {lo} bis {hi} mit {k}",
+  say_airplane_pairs: "Flugzeug von {lo} bis {hi} mit Paaren {ks}",
+  say_four_two_singles: "vier {rs} mit {k}",
+  say_four_two_pairs: "vier {rs} mit Paaren {ks}",
+  say_bomb: "Bombe, vier {rs}",
+  say_rocket: "Rakete",
+  rank_3_pl: "Dreien",
+  rank_4_pl: "Vieren",
+  rank_5_pl: "Fünfen",
+  rank_6_pl: "Sechsen",
+  rank_7_pl: "Siebenen",
+  rank_8_pl: "Achten",
+  rank_9_pl: "Neunen",
+  rank_10_pl: "Zehnen",
+  rank_11_pl: "Buben",
+  rank_12_pl: "Damen",
+  rank_13_pl: "Könige",
+  rank_14_pl: "Asse",
+  rank_15_pl: "Zweien",
 };
 
 /** @type {Record<keyof typeof EN, string>} */
 const ID = {
   title: "Dou Dizhu",
+  title_latin: "Dou Dizhu",
   language: "Bahasa",
   your_name: "Nama Anda",
   save_name: "Ganti nama",
@@ -816,7 +968,6 @@ const ID = {
   offline: "offline",
   landlord: "Tuan tanah",
   farmer: "Petani",
-  cards_left: "{n} kartu",
   cards_low: "tinggal {n}",
   base: "Nilai dasar",
   multiplier: "Pengali",
@@ -853,7 +1004,6 @@ const ID = {
   remaining: "Sisa kartu",
   score: "Poin",
   breakdown: "Nilai dasar {base} × {mult}",
-  bombs: "{n} bom",
   rocket: "roket",
   spring: "musim semi 春天",
   anti_spring: "musim semi terbalik 反春",
@@ -983,6 +1133,8 @@ const ID = {
   card: "{rank} {suit}",
   small_joker: "joker kecil",
   big_joker: "joker besar",
+  short_small_joker: "JK",
+  short_big_joker: "JB",
   kind_single: "Kartu tunggal",
   kind_pair: "Pasang",
   kind_triple: "Tiga kembar",
@@ -997,6 +1149,54 @@ const ID = {
   kind_four_two_pairs: "Empat + dua pasang",
   kind_bomb: "Bom",
   kind_rocket: "Roket",
+  bombs_one: "{n} bom",
+  bombs_other: "{n} bom",
+  cards_left_one: "{n} kartu",
+  cards_left_other: "{n} kartu",
+  default_name: "Pemain {n}",
+  bot_easy: "bot mudah {n}",
+  bot_normal: "bot normal {n}",
+  bot_strong: "bot kuat {n}",
+  face_small_joker: "JOKER",
+  face_big_joker: "JOKER",
+  smart_pick: "Pilih pintar",
+  smart_pick_help: "Geser atau ketuk lebih banyak kartu dari satu kombinasi: kombinasi yang cocok di dalamnya terpilih.",
+  keys: "Tombol",
+  keys_title: "Keyboard",
+  keys_hand: "Tab ke kartu Anda; ← → berpindah; Enter atau Spasi memilih atau membatalkan kartu; Esc membatalkan semua.",
+  keys_play: "{play} memainkan kartu terpilih; {pass} lewat; {hint} saran (tekan lagi untuk berikutnya).",
+  key_play: "M",
+  key_pass: "L",
+  key_hint: "S",
+  keys_bid: "Saat menawar: 1, 2 atau 3 menawar; 0 tidak menawar.",
+  keys_more: "? membuka bantuan ini; Esc menutup dialog.",
+  say_single: "{r}",
+  say_pair: "pasang {r}",
+  say_triple: "tiga {r}",
+  say_triple_single: "tiga {r} dengan {k}",
+  say_triple_pair: "tiga {r} dengan pasang {k}",
+  say_straight: "urutan {lo} sampai {hi}",
+  say_pair_chain: "urutan pasang {lo} sampai {hi}",
+  say_airplane: "pesawat {lo} sampai {hi}",
+  say_airplane_singles: "pesawat {lo} sampai {hi} dengan {k}",
+  say_airplane_pairs: "pesawat {lo} sampai {hi} dengan pasang {k}",
+  say_four_two_singles: "empat {r} dengan {k}",
+  say_four_two_pairs: "empat {r} dengan pasang {k}",
+  say_bomb: "bom, empat {r}",
+  say_rocket: "roket",
+  rank_3_pl: "tiga",
+  rank_4_pl: "empat",
+  rank_5_pl: "lima",
+  rank_6_pl: "enam",
+  rank_7_pl: "tujuh",
+  rank_8_pl: "delapan",
+  rank_9_pl: "sembilan",
+  rank_10_pl: "sepuluh",
+  rank_11_pl: "jack",
+  rank_12_pl: "queen",
+  rank_13_pl: "king",
+  rank_14_pl: "as",
+  rank_15_pl: "dua",
 };
 
 /** Every language's strings, by language. */
@@ -1018,20 +1218,39 @@ export function pickLang(preferred) {
   return "en";
 }
 
+/** A language's BCP 47 tag, for `Intl` and the page's `lang`. @param {Lang} lang */
+export function langTag(lang) {
+  return lang === "zh" ? "zh-CN" : lang;
+}
+
 /**
- * A translator for one language: `t(key, {n: 3})` fills `{n}` in the string.
+ * @typedef {(key: string, params?: Record<string, string | number>) => string} Translate
+ */
+
+/**
+ * A translator for one language: `t(key, {n: 3})` fills `{n}` in the string. A count `n`
+ * picks the key's plural form by the language's `Intl.PluralRules` (`bombs_one`,
+ * `bombs_other`: "1 bomb", "2 bombs") when the key has plural forms.
  * @param {Lang} lang
+ * @returns {Translate}
  */
 export function translator(lang) {
   const table = /** @type {Record<string, string>} */ (STRINGS[lang] ?? EN);
   const fallback = /** @type {Record<string, string>} */ (EN);
+  const plurals = new Intl.PluralRules(langTag(Object.hasOwn(STRINGS, lang) ? lang : "en"));
+  /** @param {string} key */
+  const lookup = (key) => table[key] ?? fallback[key];
   /**
    * @param {string} key
    * @param {Record<string, string | number>} [params]
    * @returns {string}
    */
   function t(key, params) {
-    const text = table[key] ?? fallback[key] ?? key;
+    let text = lookup(key);
+    if (text === undefined && typeof params?.n === "number") {
+      text = lookup(`${key}_${plurals.select(params.n)}`) ?? lookup(`${key}_other`);
+    }
+    text ??= key;
     if (!params) return text;
     return text.replace(/\{(\w+)\}/g, (m, name) =>
       Object.hasOwn(params, name) ? String(params[name]) : m,
@@ -1062,4 +1281,95 @@ export function kindName(t, lang, kind) {
   const zh = /** @type {Record<string, string>} */ (KIND_ZH)[kind] ?? kind;
   if (lang === "zh") return zh;
   return `${t(`kind_${kind}`)} ${zh}`;
+}
+
+/** A server-made bot name: `normal bot 1`, or `normal bot 1 (2)` made unique at a table. */
+const BOT_NAME = /^(easy|normal|strong) bot (\d+)( \(\d+\))?$/;
+
+/**
+ * A seat's name as this page shows it: a bot's server-made name (`normal bot 1`) in the
+ * page's language ("普通机器人1"); any other name as it is.
+ * @param {Translate} t
+ * @param {string} name
+ */
+export function shownName(t, name) {
+  const bot = BOT_NAME.exec(name);
+  return bot ? t(`bot_${bot[1]}`, { n: bot[2] }) + (bot[3] ?? "") : name;
+}
+
+/**
+ * A joker's face on its card, as players of the language name it: 大王 / 小王 in Chinese,
+ * JOKER (as printed) in the others.
+ * @param {Translate} t
+ * @param {number} cardId 52 or 53
+ */
+export function jokerFace(t, cardId) {
+  return t(cardId === 52 ? "face_small_joker" : "face_big_joker");
+}
+
+/**
+ * A rank as written in a play: `10`, `Q`, and the jokers by their name in the language
+ * (small joker, 小王, kleiner Joker, joker kecil).
+ * @param {Translate} t
+ * @param {number} rank 3..17
+ */
+export function rankWritten(t, rank) {
+  if (rank === Rank.SMALL_JOKER) return t("small_joker");
+  if (rank === Rank.BIG_JOKER) return t("big_joker");
+  return RANK_TEXT[rank];
+}
+
+/**
+ * A play as the table writes it, the main part first: "Triple + single 三带一 Q Q Q 3"
+ * (the rocket by its name alone).
+ * @param {Translate} t
+ * @param {Lang} lang
+ * @param {{kind: string, cards: readonly number[]}} play its ranks, as a Play
+ */
+export function writtenPlay(t, lang, play) {
+  const kind = kindName(t, lang, play.kind);
+  if (play.kind === "rocket") return kind;
+  const ranks = mainFirst(/** @type {Play} */ (play));
+  return `${kind} ${ranks.map((r) => rankWritten(t, r)).join(" ")}`;
+}
+
+/**
+ * A rank as said aloud: "eight", "小王"; `plural` for "eights" where the language has one.
+ * @param {Translate} t
+ * @param {number} rank
+ * @param {boolean} [plural]
+ */
+function rankSaid(t, rank, plural = false) {
+  if (rank >= Rank.SMALL_JOKER) return rankWritten(t, rank);
+  return t(plural ? `rank_${rank}_pl` : `rank_${rank}`);
+}
+
+/**
+ * A play as a screen reader says it: "pair of eights", "three queens with three",
+ * "straight from three to seven", "对8".
+ * @param {Translate} t
+ * @param {Lang} lang
+ * @param {{kind: string, cards: readonly number[]}} play its ranks, as a Play
+ */
+export function spokenPlay(t, lang, play) {
+  const ranks = mainFirst(/** @type {Play} */ (play));
+  const counts = new Map();
+  for (const r of ranks) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const width = Math.max(...counts.values());
+  const main = [...counts.keys()].filter((r) => counts.get(r) === width);
+  const kickers = [...counts.keys()].filter((r) => counts.get(r) !== width);
+  const pairs = play.kind === "triple_pair" || play.kind.endsWith("_pairs");
+  const list = new Intl.ListFormat(langTag(lang), { type: "conjunction" });
+  /** @type {number[]} the kickers, one word each (a pair named once) */
+  const kick = pairs ? kickers : kickers.flatMap((r) => Array(counts.get(r)).fill(r));
+  const lo = Math.min(...main);
+  const hi = Math.max(...main);
+  return t(`say_${play.kind}`, {
+    r: rankSaid(t, lo),
+    rs: rankSaid(t, lo, true),
+    lo: rankSaid(t, lo),
+    hi: rankSaid(t, hi),
+    k: list.format(kick.map((r) => rankSaid(t, r))),
+    ks: list.format(kick.map((r) => rankSaid(t, r, true))),
+  });
 }

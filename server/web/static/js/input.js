@@ -1,3 +1,4 @@
+// @ts-check
 // Input: the lobby's forms, the waiting room's and the table's buttons, the sheets' buttons,
 // the bar's switches, each turned into a request checked first (the page never sends what
 // the server would refuse for its shape); and auto-pass, which passes for me when nothing
@@ -5,6 +6,7 @@
 
 import { cleanName } from "./conn.js";
 import { wireChat } from "./chat.js";
+import { showDialog, trapFocus } from "./dialogs.js";
 import { $, button, input } from "./dom.js";
 import { LANGS, LANG_NAMES } from "./i18n.js";
 import { CODE_RE, actOnLink, enterPending, listRooms, readLink } from "./lobby.js";
@@ -98,7 +100,7 @@ function copy(text, target) {
 /** A checkbox kept in the preferences; `then` runs after each change. */
 function prefToggle(
   /** @type {string} */ id,
-  /** @type {"counter" | "mute" | "autoPass"} */ key,
+  /** @type {"counter" | "mute" | "autoPass" | "smartPick"} */ key,
   /** @type {() => void} */ then = () => {},
 ) {
   const box = input(id);
@@ -120,7 +122,7 @@ function wireSettings() {
     opener.setAttribute("aria-expanded", String(open));
     if (open) /** @type {HTMLElement | null} */ (panel.querySelector("input, select"))?.focus();
   };
-  opener.addEventListener("click", () => show(panel.hidden));
+  opener.addEventListener("click", () => show(panel.hidden !== false));
   $("settings-close").addEventListener("click", () => {
     show(false);
     opener.focus();
@@ -162,6 +164,7 @@ function wireBar() {
       prefs.lang = ui.lang;
       savePrefs();
       applyLanguage();
+      labelKeys();
     });
   }
   prefToggle("counter-toggle", "counter");
@@ -300,21 +303,28 @@ function wireTable() {
       if (!turn || turn.action !== "bid") return;
       if (b === 0) send({ type: "pass", version: turn.version }, true);
       else if (legalBids(state).includes(b)) send({ type: "bid", value: b, version: turn.version }, true);
+      hand.focusCard(); // the bid buttons go: the focus stays at the table
     });
   }
+  // Play, Pass and Hint act on the hand: the focus goes back to it
   $("play").addEventListener("click", () => {
     const turn = myTurn(state);
     const v = verdict(state, hand.selected);
     if (!turn || v.level !== "ok") return;
     const ranks = [...hand.selected].map(cardRank).sort((a, b) => a - b);
     if (send({ type: "play", ranks, version: turn.version }, true)) hand.clear();
+    hand.focusCard();
   });
   $("pass").addEventListener("click", () => {
     const turn = myTurn(state);
     if (!turn || !turn.may_pass) return;
     if (send({ type: "pass", version: turn.version }, true)) hand.clear();
+    hand.focusCard();
   });
-  $("hint").addEventListener("click", () => void hint());
+  $("hint").addEventListener("click", () => {
+    hand.focusCard();
+    void hint();
+  });
   $("resume").addEventListener("click", () => send({ type: "resume" }));
   $("speed").addEventListener("change", () => {
     const speed = /** @type {HTMLSelectElement} */ ($("speed")).value;
@@ -324,6 +334,63 @@ function wireTable() {
   wireChat();
   prefToggle("mute-toggle", "mute");
   prefToggle("autopass-toggle", "autoPass", autoPass);
+  prefToggle("smartpick-toggle", "smartPick");
+  wireKeys();
+}
+
+/** Keys of the table, outside its text boxes and menus: Play, Pass and Hint by a letter of
+ * the page's language (P, S, H in English; S, P, T in German: Spielen, Passen, Tipp), 0-3
+ * bid, ? the keys' help; each a button's click, so only what the button may do now. */
+function tableKeys() {
+  /** @type {Record<string, string>} */
+  const keys = { 0: "bid-0", 1: "bid-1", 2: "bid-2", 3: "bid-3" };
+  for (const id of ["play", "pass", "hint"]) keys[ui.t(`key_${id}`).toLowerCase()] = id;
+  return keys;
+}
+
+/** The table's keys in the page's language: in the keys' help, and on the buttons for
+ * assistive technology (aria-keyshortcuts). */
+export function labelKeys() {
+  const key = (/** @type {string} */ id) => ui.t(`key_${id}`);
+  $("keys-play").textContent = ui.t("keys_play", { play: key("play"), pass: key("pass"), hint: key("hint") });
+  for (const id of ["play", "pass", "hint"]) button(id).setAttribute("aria-keyshortcuts", ui.t(`key_${id}`));
+  for (const b of [0, 1, 2, 3]) button(`bid-${b}`).setAttribute("aria-keyshortcuts", String(b));
+}
+
+function wireKeys() {
+  const help = $("keys");
+  trapFocus(help);
+  for (const id of ["summary", "result", "replay"]) trapFocus($(id));
+  const openHelp = () => showDialog(help, true, button("keys-close"));
+  $("keys-open").addEventListener("click", () => {
+    // from the settings panel: it closes, and the focus comes back to its opener
+    $("settings").hidden = true;
+    button("settings-open").setAttribute("aria-expanded", "false");
+    button("settings-open").focus();
+    openHelp();
+  });
+  $("keys-close").addEventListener("click", () => showDialog(help, false));
+  help.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    e.preventDefault();
+    showDialog(help, false);
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || document.body.dataset.screen !== "table") return;
+    const at = /** @type {HTMLElement} */ (e.target);
+    if (at.closest("input, select, textarea, [role=dialog]:not([hidden])")) return;
+    if (document.querySelector(".overlay:not([hidden])")) return;
+    if (e.key === "?") {
+      e.preventDefault();
+      openHelp();
+      return;
+    }
+    const id = tableKeys()[e.key.toLowerCase()];
+    const target = id ? button(id) : null;
+    if (!target || target.disabled || target.closest("[hidden]")) return;
+    e.preventDefault();
+    target.click();
+  });
 }
 
 /** After the match: again with the same seats, its replay, or the lobby; a rematch offer. */

@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby's requests: the room list, my last matches, and the links /#/join/CODE and
 // /#/watch/CODE acted on.
 

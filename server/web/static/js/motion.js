@@ -1,3 +1,4 @@
+// @ts-check
 // Motion at the table, with the Web Animations API: the cards dealt, a play moving from its
 // seat to the middle, the kitty turned over (and its three cards marked in the landlord's
 // hand for a few seconds), a word that pops for a bomb, the rocket and an airplane, and the

@@ -1,6 +1,8 @@
+// @ts-check
 // The sheets over the table: a deal's summary between deals, the match's end, and the
 // rematch offer.
 
+import { showDialog } from "./dialogs.js";
 import { $, button, make } from "./dom.js";
 import { showCards } from "./hand.js";
 import { popIn } from "./motion.js";
@@ -14,7 +16,6 @@ export function renderOverlays() {
   const table = state.room?.table;
   const me = mySeat(state);
   const between = !!table && table.phase === "between_deals" && !!table.last_deal;
-  $("summary").hidden = !between;
   if (between) {
     const deal = table.last_deal;
     $("summary-h").textContent = t("summary_title", { n: deal.deal_no });
@@ -25,16 +26,18 @@ export function renderOverlays() {
     const ready = button("summary-ready");
     ready.hidden = me === null;
     ready.disabled = !state.live || (me !== null && table.ready[me]);
-  } else if ($("summary-rows").childElementCount) {
+  }
+  showDialog($("summary"), between, button("summary-ready"));
+  if (!between && $("summary-rows").childElementCount) {
     $("summary-rows").replaceChildren(); // a past deal's hands go with its summary
   }
   const over = state.result !== null || (!!table && table.phase === "over" && !!table.winners);
-  $("result").hidden = !over;
   if (!over && $("result-last").childElementCount) $("result-last").replaceChildren();
   const again = button("again");
   again.hidden = me === null;
   again.disabled = !state.live || state.closed !== "match_over";
   button("result-replay").disabled = !state.live || state.closed === null;
+  showDialog($("result"), over, again.hidden || again.disabled ? button("to-lobby") : again);
   renderReplay();
   renderRematch();
   if (over && table) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's shared parts: the state (from the pure reducer in state.js), the page's own
 // `ui` state, the connection, the hand, and the loop that turns messages into a redraw.
 //
@@ -11,7 +12,7 @@ import { $ } from "./dom.js";
 import { Hand } from "./hand.js";
 import { pickLang, translator } from "./i18n.js";
 import { prefs, store } from "./prefs.js";
-import { initialState, reduce } from "./state.js";
+import { initialState, reduce, smartPickCards } from "./state.js";
 
 /** @typedef {import("./i18n.js").Lang} Lang */
 /** @typedef {{type: string, [k: string]: any}} Msg */
@@ -48,6 +49,8 @@ export const ui = {
   timedOut: false,
 };
 ui.t = translator(ui.lang);
+// a name this browser did not choose is the default one, in the page's language (玩家 123)
+if (!prefs.named) prefs.name = ui.t("default_name", { n: /\d+/.exec(prefs.name)?.[0] ?? "100" });
 
 /** @type {Listener[]} */
 const listeners = [];
@@ -77,6 +80,8 @@ export const hand = new Hand($("hand"), () => {
   ui.hintPass = false;
   renderNow(); // a pick shows (and the legality line follows) before the next event
 });
+// smart pick: a swipe or tap over more than a play picks the play in it (a setting)
+hand.refine = (picked, gesture) => (prefs.smartPick ? smartPickCards(state, picked, gesture) : null);
 
 /**
  * Send a request on the live session; false when there is none (the screen says so).

@@ -1,3 +1,4 @@
+// @ts-check
 // Preferences kept in this browser (localStorage, or memory when storage is refused).
 
 /** @typedef {import("./i18n.js").Lang} Lang */
@@ -22,7 +23,7 @@ export const store = storage();
 const PREFS_KEY = "ddz.prefs";
 
 /** @type {{name: string, named: boolean, lang: Lang | null, counter: boolean,
- *   mute: boolean, autoPass: boolean, sound: boolean, motion: boolean,
+ *   mute: boolean, autoPass: boolean, sound: boolean, motion: boolean, smartPick: boolean,
  *   practice: {deals: number, level: string, speed: string},
  *   create: {deals: number, public: boolean}}} */
 export const prefs = {
@@ -34,6 +35,7 @@ export const prefs = {
   autoPass: false,
   sound: true,
   motion: true,
+  smartPick: true,
   practice: { deals: 3, level: "normal", speed: "normal" },
   create: { deals: 3, public: false },
   ...JSON.parse(store.getItem(PREFS_KEY) ?? "{}"),

@@ -1,3 +1,4 @@
+// @ts-check
 // A finished match's replay (the server's `replay` message, ReplayData), step by step: what
 // the table looked like after the first `step` events of a deal. Every hand is known here
 // (the server sends a replay only once the match is over). No DOM: node tests drive it.
@@ -72,7 +73,7 @@ export function replayFrame(replay, index, step) {
         if (trickOver) trick = [null, null, null];
         trickOver = false;
         const gone = new Set(ev.cards);
-        hands[ev.seat] = hands[ev.seat].filter((c) => !gone.has(c));
+        hands[ev.seat] = hands[ev.seat].filter((/** @type {number} */ c) => !gone.has(c));
         trick[ev.seat] = { cards: ev.cards, kind: ev.kind };
         multiplier = ev.multiplier;
         break;

@@ -1,3 +1,4 @@
+// @ts-check
 // The replay viewer: a finished match deal by deal, every hand, step by step, with its
 // buttons and keys.
 
@@ -7,7 +8,7 @@ import { dispatch, renderNow, state, ui } from "./page.js";
 import { replayFrame, stepCount } from "./replay.js";
 import { cardRank } from "./rules.js";
 import { showSlot } from "./table.js";
-import { playName, signed, when } from "./text.js";
+import { nameOf, playName, signed, when } from "./text.js";
 
 /** The replay viewer: a finished match deal by deal, every hand, step by step. Its hands
  * leave the page with it (closed, nothing of it stays in the DOM). */
@@ -32,7 +33,7 @@ export function renderReplay() {
   const deal = data.deals[ui.replayDeal];
   const frame = replayFrame(data, ui.replayDeal, ui.replayStep);
   ui.replayStep = frame.step;
-  const name = (/** @type {number} */ seat) => data.seats[seat] || `${seat + 1}`;
+  const name = (/** @type {number} */ seat) => (data.seats[seat] ? nameOf(data.seats[seat]) : `${seat + 1}`);
   const info = [data.code, t(`mode_${data.mode}`), when(data.ended_at)];
   if (data.result) {
     info.push(data.result.totals.map((/** @type {number} */ v, /** @type {number} */ i) => `${name(i)} ${signed(v)}`).join(", "));

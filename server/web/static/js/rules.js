@@ -1,3 +1,4 @@
+// @ts-check
 // The card rules for the browser table: ranks and card text, the 14 kinds of play and
 // beating, every legal play of a hand, and the order a hint offers them (SPEC sections 1,
 // 4, 5 and 10).
@@ -310,6 +311,47 @@ export function playText(play) {
  */
 export function isBombLike(play) {
   return play.kind === Kind.BOMB || play.kind === Kind.ROCKET;
+}
+
+/** Kinds with kickers, and how many cards of a rank their main part holds. */
+const MAIN_WIDTH = Object.freeze({
+  [Kind.TRIPLE_SINGLE]: 3,
+  [Kind.TRIPLE_PAIR]: 3,
+  [Kind.AIRPLANE_SINGLES]: 3,
+  [Kind.AIRPLANE_PAIRS]: 3,
+  [Kind.FOUR_TWO_SINGLES]: 4,
+  [Kind.FOUR_TWO_PAIRS]: 4,
+});
+
+/**
+ * A play's ranks as people write it, the main part first and the kickers after:
+ * `Q Q Q 3`, `5 5 5 5 3 3 4 4` (the terminal client's `play_text` order,
+ * client/commands.py); ranks of a kind without kickers in order.
+ * @param {Play} play
+ * @returns {Rank[]}
+ */
+export function mainFirst(play) {
+  const width = /** @type {Record<string, number>} */ (MAIN_WIDTH)[play.kind];
+  if (width === undefined) return [...play.cards];
+  const counts = rankCounts(play.cards);
+  const main = play.cards.filter((r) => counts[r - 3] === width);
+  const kickers = play.cards.filter((r) => counts[r - 3] !== width);
+  return [...main, ...kickers];
+}
+
+/**
+ * A play as text, the main part first: `QQQ 3`, `5555 33 44` (client/commands.py
+ * `play_text`; `playText` keeps Python's `str(play)`, sorted, which parses back).
+ * @param {Play} play
+ * @returns {string}
+ */
+export function mainFirstText(play) {
+  const width = /** @type {Record<string, number>} */ (MAIN_WIDTH)[play.kind];
+  if (width === undefined) return formatCards(play.cards);
+  const counts = rankCounts(play.cards);
+  const main = play.cards.filter((r) => counts[r - 3] === width);
+  const kickers = play.cards.filter((r) => counts[r - 3] !== width);
+  return `${formatCards(main)} ${formatCards(kickers)}`;
 }
 
 /**
@@ -905,6 +947,61 @@ export function hintPlays(hand, toBeat = null) {
   });
   keyed.sort((a, b) => a.tier - b.tier || a.delta - b.delta); // stable: ties keep the order
   return keyed.map((k) => k.play);
+}
+
+// --- Smart pick (the page's; the terminal client types its cards) ---------------------
+//
+// A swipe or tap whose cards are not a play that may go on the table, but hold one, picks
+// that play. Which one, when several fit:
+// - To beat a play: the plays of its kind first (a bomb or the rocket only when no play of
+//   its kind fits), then those holding the most of the cards the gesture itself picked (so
+//   tapping a 9 beside a picked 8 against a single switches to the 9), then the smallest
+//   (hint order, as `legalPlays` gives them).
+// - To lead: the most of the gesture's cards, then the longest play (a swipe over 3 4 4 5 6 7
+//   picks the straight 3-7: five cards, not the pair of fours), ordinary plays before bombs
+//   when as long, then the smallest; and only when the play keeps more than half of the
+//   cards picked, so a stray swipe (3 4 4 5 6: no straight in it) or a card tapped to build
+//   a play is left as it is.
+
+/**
+ * The play to pick from `picked` (ranks), or null to leave the pick as it is: when it is
+ * empty, already a play that may go on the table, or holds none that fits (see above).
+ * @param {Iterable<Rank>} picked the ranks picked after the gesture
+ * @param {Play | null} toBeat the play on the table, null to lead
+ * @param {Iterable<Rank>} [gesture] the ranks the gesture itself picked (all, by default)
+ * @returns {Play | null}
+ */
+export function smartPick(picked, toBeat, gesture) {
+  const ranks = Array.from(picked).sort(byNumber);
+  if (ranks.length === 0) return null;
+  const whole = classify(ranks);
+  if (whole !== null && (toBeat === null || beats(whole, toBeat))) return null;
+  const fresh = rankCounts(gesture === undefined ? ranks : gesture);
+  /** @param {Play} play how many of the gesture's cards the play holds */
+  const ofGesture = (play) => {
+    const used = rankCounts(play.cards);
+    return used.reduce((n, c, i) => n + Math.min(c, fresh[i]), 0);
+  };
+  const candidates = legalPlays(ranks, toBeat).map((play, order) => ({
+    play,
+    order,
+    bomb: isBombLike(play) ? 1 : 0,
+    fresh: ofGesture(play),
+  }));
+  if (candidates.length === 0) return null;
+  if (toBeat !== null) {
+    candidates.sort((a, b) => a.bomb - b.bomb || b.fresh - a.fresh || a.order - b.order);
+    return candidates[0].play;
+  }
+  candidates.sort(
+    (a, b) =>
+      b.fresh - a.fresh ||
+      b.play.cards.length - a.play.cards.length ||
+      a.bomb - b.bomb ||
+      a.order - b.order,
+  );
+  const best = candidates[0].play;
+  return best.cards.length * 2 > ranks.length ? best : null;
 }
 
 // --- Helpers ----------------------------------------------------------------------------

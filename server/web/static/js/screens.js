@@ -1,3 +1,4 @@
+// @ts-check
 // The screens: the lobby, the waiting room, the table and the sheets over it, drawn from
 // the state in one pass (`render`), and the clocks that count down between passes (`tick`).
 
@@ -11,7 +12,7 @@ import { translator } from "./i18n.js";
 import { tickClock } from "./sound.js";
 import { mySeat, secondsLeft } from "./state.js";
 import { renderTable } from "./table.js";
-import { signed, when } from "./text.js";
+import { nameOf, signed, when } from "./text.js";
 
 export function applyLanguage() {
   ui.t = translator(ui.lang);
@@ -130,7 +131,7 @@ function renderLobby() {
     const li = document.createElement("li");
     const info = document.createElement("span");
     const deal = r.deal_no ? t("deal_of", { n: r.deal_no, total: r.deals }) : t("not_started");
-    const names = r.seats.map((/** @type {string} */ n) => n || "—").join(" · ");
+    const names = r.seats.map((/** @type {string} */ n) => (n ? nameOf(n) : "—")).join(" · ");
     info.innerHTML = "";
     const code = document.createElement("strong");
     code.textContent = r.code;
@@ -169,7 +170,7 @@ function renderHistory() {
     result.textContent = t(`result_${e.result}`);
     const totals = e.totals
       .map((/** @type {number} */ v, /** @type {number} */ i) => {
-        const who = e.seats[i] || `${i + 1}`;
+        const who = e.seats[i] ? nameOf(e.seats[i]) : `${i + 1}`;
         return `${i === e.your_seat ? t("seats_you", { name: who }) : who} ${signed(v)}`;
       })
       .join(", ");
@@ -197,7 +198,7 @@ function renderWaiting() {
   list.replaceChildren();
   room.seats.forEach((/** @type {any} */ seat, /** @type {number} */ i) => {
     const li = document.createElement("li");
-    let name = seat.kind === "empty" ? t("empty_seat") : seat.name ?? "";
+    let name = seat.kind === "empty" ? t("empty_seat") : nameOf(seat.name ?? "");
     if (i === room.your_seat) name = t("seats_you", { name });
     const tags = [];
     if (seat.kind === "bot") tags.push(`${t("bot")} (${t(`level_${seat.level}`)})`);

@@ -1,3 +1,4 @@
+// @ts-check
 // Sounds of the table, made on the spot with the Web Audio API (nothing is fetched): my
 // turn, a play, a pass, a bomb, the rocket, an opponent down to two cards and to one, the
 // last five seconds of my clock, the end of a deal (won or lost). One switch mutes them all,

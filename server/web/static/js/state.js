@@ -1,3 +1,4 @@
+// @ts-check
 // The page's picture of the server: a pure reducer from server messages (and the socket's
 // own comings and goings) to state, like client/table.py for the terminal client.
 //
@@ -7,7 +8,7 @@
 // the table shows (seat order, the current trick, the card counter, whose turn) and what a
 // pick of cards would be (legality, hints). No DOM and no socket here: node tests drive it.
 
-import { cardRank, classify, beats, hintPlays, legalPlays, RANKS } from "./rules.js";
+import { cardRank, classify, beats, hintPlays, legalPlays, smartPick, RANKS } from "./rules.js";
 
 export const SEATS = 3;
 
@@ -585,12 +586,12 @@ export function verdict(s, picked) {
  * `hintPlays` (those keeping bombs, the rocket and chains whole first, as the terminal
  * client's hint), then pass when I may pass (null).
  * @param {State} s
- * @returns {({cards: number[], kind: string} | null)[]}
+ * @returns {(import("./rules.js").Play | null)[]}
  */
 export function hintOptions(s) {
   const turn = myTurn(s);
   if (!turn || turn.action !== "play") return [];
-  /** @type {({cards: number[], kind: string} | null)[]} */
+  /** @type {(import("./rules.js").Play | null)[]} */
   const options = hintPlays(myHand(s).map(cardRank), toBeat(s));
   if (turn.may_pass) options.push(null);
   return options;
@@ -610,9 +611,9 @@ export function nothingBeats(s) {
 
 /**
  * Card ids from `hand` spelling `ranks` (each rank taken from the cards not yet used),
- * preferring the cards in `prefer` (e.g. the ones already picked).
- * @param {number[]} hand
- * @param {number[]} ranks
+ * taking the first card of each rank in `hand`'s order.
+ * @param {readonly number[]} hand
+ * @param {readonly number[]} ranks
  * @returns {number[]}
  */
 export function cardsFor(hand, ranks) {
@@ -626,4 +627,25 @@ export function cardsFor(hand, ranks) {
     pool.splice(i, 1);
   }
   return out;
+}
+
+/**
+ * Smart pick on my play turn: the card ids to pick instead of `picked` after a swipe or
+ * tap that picked `gesture`, or null to leave the pick as it is (rules.js `smartPick`:
+ * not my turn, already a play that fits, or none in it). The cards the gesture picked are
+ * kept first where a rank is picked more than once.
+ * @param {State} s
+ * @param {Iterable<number>} picked card ids picked after the gesture
+ * @param {Iterable<number>} gesture card ids the gesture itself picked
+ * @returns {number[] | null}
+ */
+export function smartPickCards(s, picked, gesture) {
+  const turn = myTurn(s);
+  if (!turn || turn.action !== "play") return null;
+  const fresh = [...gesture];
+  const ids = [...picked];
+  const play = smartPick(ids.map(cardRank), toBeat(s), fresh.map(cardRank));
+  if (play === null) return null;
+  const pool = [...fresh, ...ids.filter((c) => !fresh.includes(c))];
+  return cardsFor(pool, play.cards);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The table: the three seats (name, role, cards left, points, clock, their part of the
 // trick, small and dimmed), the play area in the middle (the play to beat, large, with who
 // played it), the kitty, the card counter, my hand, and the buttons and legality line of
@@ -7,13 +8,13 @@
 import { bubbleFor } from "./chat.js";
 import { $, button, make } from "./dom.js";
 import { fitHand } from "./fit.js";
-import { showCards } from "./hand.js";
+import { showCards, showPlay } from "./hand.js";
 import { kindName } from "./i18n.js";
 import { hand, state, ui } from "./page.js";
 import { prefs } from "./prefs.js";
 import { RANK_TEXT, cardRank } from "./rules.js";
 import { legalBids, mySeat, myTurn, seatOrder, unseen, verdict } from "./state.js";
-import { playName, seatName } from "./text.js";
+import { nameOf, playName, seatName } from "./text.js";
 
 /** @typedef {(key: string, params?: Record<string, string | number>) => string} T */
 
@@ -110,7 +111,7 @@ function renderCounter(/** @type {number | null} */ me, /** @type {T} */ t) {
   if (!changed("counter", `${left.map((r) => r.left).join()}:${ui.lang}`)) return;
   const items = left.map(({ rank, left }) => {
     const li = make("li", left === 0 ? "gone" : "");
-    const r = make("span", "r", rank >= 16 ? (rank === 16 ? "小" : "大") : RANK_TEXT[rank]);
+    const r = make("span", "r", rank >= 16 ? t(rank === 16 ? "short_small_joker" : "short_big_joker") : RANK_TEXT[rank]);
     li.setAttribute("aria-label", `${rank >= 16 ? t(rank === 16 ? "small_joker" : "big_joker") : t(`rank_${rank}`)}: ${left}`);
     li.append(r, make("span", "n", String(left)));
     return li;
@@ -139,7 +140,7 @@ function renderPlayArea(table) {
   who.append(name);
   if (table.landlord === lead.seat) who.append(make("span", "badge landlord", `♛ ${t("landlord")}`));
   const cards = make("div", "cards lead-cards");
-  showCards(cards, lead.cards, t);
+  showPlay(cards, lead.cards, t);
   const kind = make("div", "lead-kind", kindName(t, ui.lang, lead.kind));
   const box = make("div", `lead kind-${lead.kind}`);
   box.setAttribute("role", "group");
@@ -175,7 +176,9 @@ function renderLegality(v, mine, table, me) {
   line.dataset.level = level;
   const icon = /** @type {HTMLElement} */ (line.querySelector(".icon"));
   icon.textContent = level === "ok" ? "✓" : level === "bad" ? "✗" : text ? "›" : "";
-  /** @type {HTMLElement} */ (line.querySelector(".text")).textContent = text;
+  // a live region: written only when it changes, so a screen reader hears each verdict once
+  const said = /** @type {HTMLElement} */ (line.querySelector(".text"));
+  if (said.textContent !== text) said.textContent = text;
 }
 
 function backElement() {
@@ -197,7 +200,7 @@ export function showSlot(trick, slot, t) {
     trick.classList.add("said");
   } else if (slot) {
     const cards = make("div", "cards small");
-    showCards(cards, slot.cards, t);
+    showPlay(cards, slot.cards, t);
     trick.append(cards, make("span", "kind", kindName(t, ui.lang, slot.kind)));
   }
 }
@@ -246,9 +249,9 @@ function renderSeat(box, seat, pos, table) {
   box.classList.toggle("landlord", table.landlord === seat);
   const who = make("div", "who");
   const role = table.landlord === null ? "" : table.landlord === seat ? "♛" : "☘";
-  const avatar = make("span", `avatar${table.landlord === seat ? " landlord" : ""}`, role || (view.name ?? "?").slice(0, 1).toUpperCase());
+  const avatar = make("span", `avatar${table.landlord === seat ? " landlord" : ""}`, role || nameOf(view.name ?? "?").slice(0, 1).toUpperCase());
   avatar.setAttribute("aria-hidden", "true");
-  who.append(avatar, make("span", "name", seat === me ? t("seats_you", { name: view.name ?? "" }) : view.name ?? ""));
+  who.append(avatar, make("span", "name", seat === me ? t("seats_you", { name: nameOf(view.name ?? "") }) : nameOf(view.name ?? "")));
   const badge = (/** @type {string} */ cls, /** @type {string} */ text) => who.append(make("span", `badge ${cls}`, text));
   if (table.landlord === seat) badge("landlord", t("landlord"));
   else if (table.landlord !== null) badge("farmer", t("farmer"));

@@ -1,19 +1,25 @@
+// @ts-check
 // Words the page puts together from the state: names of seats and plays, signed points,
 // dates, error and rematch lines, in the page's language (ui.t).
 
-import { kindName } from "./i18n.js";
+import { langTag, shownName, writtenPlay } from "./i18n.js";
 import { state, ui } from "./page.js";
-import { RANK_TEXT } from "./rules.js";
+
+/** A player's name as shown: a bot's in the page's language ("普通机器人1"). */
+export function nameOf(/** @type {string} */ name) {
+  return shownName(ui.t, name);
+}
 
 /** A seat's player name, or its number when it has none. */
 export function seatName(/** @type {number} */ seat) {
   const s = state.room?.seats?.[seat];
-  return s?.name || `${seat + 1}`;
+  return s?.name ? nameOf(s.name) : `${seat + 1}`;
 }
 
-/** A play as the legality line names it: "Pair 对子 8 8". @param {any} play */
+/** A play as the legality line names it, main part first: "Triple + single 三带一 Q Q Q 3".
+ * @param {{kind: string, cards: readonly number[]} | null} play its ranks */
 export function playName(play) {
-  return play ? `${kindName(ui.t, ui.lang, play.kind)} ${play.cards.map((/** @type {number} */ r) => RANK_TEXT[r]).join(" ")}` : "";
+  return play ? writtenPlay(ui.t, ui.lang, play) : "";
 }
 
 export function rematchText() {
@@ -35,7 +41,7 @@ export function signed(/** @type {number} */ n) {
 
 /** A date and time as this page's language writes it. @param {number} seconds */
 export function when(seconds) {
-  const tag = ui.lang === "zh" ? "zh-CN" : ui.lang;
+  const tag = langTag(ui.lang);
   try {
     return new Date(seconds * 1000).toLocaleString(tag, { dateStyle: "medium", timeStyle: "short" });
   } catch {
