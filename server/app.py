@@ -204,8 +204,10 @@ class App:
         await self.matcher.stop()
         if self._lease_task is not None:
             self._lease_task.cancel()
-        self.bots.shutdown()
+        # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
+        # while they start), which the seat on turn's clock would count
         await self.directory.hand_over()
+        self.bots.shutdown()
         await self.relay.stop()
 
     async def recover(self) -> int:
