@@ -421,14 +421,35 @@ def test_the_jitter_only_shortens_a_delay() -> None:
         assert 0.8 * nominal <= delay <= nominal
 
 
+def test_after_fast_for_seconds_the_delays_grow_on_to_the_later_cap() -> None:
+    schedule = Backoff(first=0.5, cap=1.0, jitter=0.0, fast_for=3.0, later_cap=8.0)
+    assert take(schedule.delays(), 9) == pytest.approx([0.5, 1, 1, 1, 2, 4, 8, 8, 8])
+
+
 def test_the_clients_schedules() -> None:
-    assert (RECONNECT.first, RECONNECT.cap, RECONNECT.factor) == (0.2, 3.0, 2.0)
     assert (UNAVAILABLE.first, UNAVAILABLE.cap) == (0.3, 3.0)
-    assert max(take(RECONNECT.delays(), 20)) <= 3.0
+    # a reconnect tries within a second for the first 45 s, however many tries failed
+    waited, delays = 0.0, RECONNECT.delays()
+    while waited < 45.0:
+        delay = next(delays)
+        assert delay <= 1.0, f"a wait of {delay:.2f} s after {waited:.1f} s"
+        waited += delay
+    assert RECONNECT.first <= 0.2
+    # then further apart, at most 8 s
+    later = take(delays, 10)
+    assert max(later) <= 8.0 and later[-1] > 4.0
 
 
 @pytest.mark.parametrize(
-    "args", [{"first": 0.0}, {"first": 5.0, "cap": 1.0}, {"factor": 0.5}, {"jitter": 1.0}]
+    "args",
+    [
+        {"first": 0.0},
+        {"first": 5.0, "cap": 1.0},
+        {"factor": 0.5},
+        {"jitter": 1.0},
+        {"cap": 3.0, "later_cap": 1.0},
+        {"fast_for": -1.0},
+    ],
 )
 def test_a_schedule_that_makes_no_sense_is_refused(args: dict[str, float]) -> None:
     with pytest.raises(ValueError):
