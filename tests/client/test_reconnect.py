@@ -37,7 +37,7 @@ from client.connection import Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_OK, Headless, SessionEnded
 from client.interactive import Interactive
 from client.options import Options
-from protocol.codec import decode_server, encode
+from protocol.codec import decode, decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
 from protocol.messages import (
@@ -381,6 +381,28 @@ async def test_an_unreachable_server_is_retried_until_time_is_up() -> None:
     assert len(waits) >= 1 and sum(waits) <= 0.6
     with pytest.raises(LinkError, match="cannot connect"):
         await open_with_retry(url, "ann", None, RequestNumbers(), 5, retry_unreachable=False)
+
+
+async def test_a_rooms_message_before_the_welcome_is_passed_over() -> None:
+    """A room taken over while the server answers a hello calls its people back, and its
+    snapshot may reach the connection before the welcome: the hello still succeeds (the
+    snapshot that follows the welcome brings the room)."""
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def answer(ws: ServerConnection) -> None:
+        hello = decode(await ws.recv())
+        assert isinstance(hello, Hello)
+        await ws.send(encode(Snapshot(room=room())))
+        await ws.send(encode(welcome(resumed=True, room_code="ABCDE")))
+        await ws.wait_closed()
+
+    async with serve(answer, "127.0.0.1", 0) as listening:
+        port = listening.sockets[0].getsockname()[1]
+        link = await Link.open(f"ws://127.0.0.1:{port}", "ann", token="t0k")
+        try:
+            assert link.welcome.resumed and link.welcome.room == "ABCDE"
+        finally:
+            await link.close()
 
 
 async def test_the_interactive_client_resumes_and_gives_up_on_a_bad_token(server: str) -> None:
