@@ -321,16 +321,16 @@ class Match:
         it had left then, and at least ``floor`` seconds (never more than its full length),
         so time spent down never costs the seat its turn. With a ``grace``, that time is
         held until the table's people are back (``start_held_clock``) or the grace is
-        over, whichever comes first; a clock held already when the process went down again
-        keeps the time it held. Tells everyone the new deadline (a repeated
-        ``TurnStarted`` or ``AwaitingReady``); nothing when no clock runs."""
+        over, whichever comes first; a clock still held when the process went down again
+        had counted nothing before its grace's end. Tells everyone the new deadline (a
+        repeated ``TurnStarted`` or ``AwaitingReady``); nothing when no clock runs."""
         clock = self._clock_for(self.phase)
         if self.deadline is None or clock is None or self.phase == "over":
             return []
+        left = self.deadline - saved_at
         if self.held is not None:
-            left = self.held
-        else:
-            left = max(self.deadline - saved_at, min(floor, clock))
+            left = min(left, self.held)
+        left = max(left, min(floor, clock))
         self.deadline = max(self.deadline, now + grace + left)
         self.held = left if grace > 0 else None
         return [(EVERYONE, self._clock_prompt(now))]

@@ -91,6 +91,10 @@ def test_a_restart_during_the_grace_keeps_the_held_time() -> None:
     third = restarted(match)
     third.resume_clock(second, first, FLOOR)
     assert third.held is None and third.deadline == second + 12
+    # saved after the grace's end, when the clock had run 5 s: it had 7 s left then
+    fourth = restarted(match)
+    fourth.resume_clock(second, first + GRACE + 5, FLOOR, GRACE)
+    assert fourth.held == 7 and fourth.deadline == second + GRACE + 7
 
 
 def test_the_next_turn_drops_the_hold() -> None:
