@@ -142,16 +142,13 @@ class Link:
         hello = Hello(id=numbers.next(), name=name, version=PROTOCOL_VERSION, token=token)
         try:
             await ws.send(encode(hello))
-            reply = decode_server(await asyncio.wait_for(ws.recv(), timeout))
+            reply = await _welcome(ws, timeout)
         except (ConnectionClosed, ProtocolError, TimeoutError) as exc:
             await ws.close()
             raise LinkError(f"the server did not welcome us: {exc or type(exc).__name__}") from exc
         if isinstance(reply, Error):
             await ws.close()
             raise LinkError(f"hello refused: {reply.message} [{reply.code}]", reply.code)
-        if not isinstance(reply, Welcome):
-            await ws.close()
-            raise LinkError(f"expected a welcome, got {reply.type!r}")
         numbers.continue_after(reply.last_request_id)
         return cls(ws, numbers, reply)
 
@@ -214,6 +211,17 @@ async def open_with_retry(
             if notice is not None:
                 notice(exc, delay)
             await sleep(delay)
+
+
+async def _welcome(ws: ClientConnection, timeout: float) -> Welcome | Error:
+    """The hello's answer, within ``timeout`` seconds. A room's message may come first (a
+    room taken over while the server answers the hello calls its people back): it is passed
+    over, as the snapshot that follows the welcome brings the room as it stands."""
+    async with asyncio.timeout(timeout):
+        while True:
+            reply = decode_server(await ws.recv())
+            if isinstance(reply, Welcome | Error):
+                return reply
 
 
 def to_json_line(message: BaseModel) -> str:

@@ -155,8 +155,10 @@ class App:
         self.cluster.going_down()
         self.metrics.unwatch_gc()
         await self.matcher.stop()
-        self.bots.shutdown()
+        # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
+        # while they start), which the seat on turn's clock would count
         await self.cluster.stop()
+        self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:
         """A room run here closed: its match goes into its people's histories."""

@@ -29,6 +29,7 @@ class Settings:
     bid_timeout: float = 15.0
     play_timeout: float = 20.0
     ready_timeout: float = 10.0
+    resume_grace: float = 5.0
     quick_match_wait: float = 15.0
     rematch_wait: float = 30.0
     bot_speed: str = "normal"
@@ -76,6 +77,10 @@ _HELP: dict[str, tuple[str, str]] = {
     "bid_timeout": ("DDZ_BID_TIMEOUT", "seconds to bid in timed rooms"),
     "play_timeout": ("DDZ_PLAY_TIMEOUT", "seconds to play in timed rooms"),
     "ready_timeout": ("DDZ_READY_TIMEOUT", "seconds between deals before the next one starts"),
+    "resume_grace": (
+        "DDZ_RESUME_GRACE",
+        "seconds a clock given back after a restart waits for its seat's person to return",
+    ),
     "quick_match_wait": (
         "DDZ_QUICK_MATCH_WAIT",
         "seconds in the quick-match queue before bots fill",

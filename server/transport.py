@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 #: The transport closes a connection whose frame is above this (1009); below it, frames larger
 #: than ``Settings.max_frame`` get a TOO_LARGE error and the connection stays up.
 HARD_FRAME_LIMIT = 1 << 20
+#: Seconds an upgrade asked while the app starts (it listens first) waits for the app to take
+#: players, rather than be refused at once; a start slower than that is refused as before
+#: (503 "starting: retry").
+STARTING_WAIT = 5.0
 T = TypeVar("T")
 
 
@@ -55,6 +59,7 @@ class _Listener:
     def __init__(self, app: App, admission: Admission) -> None:
         self.app = app
         self.admission = admission
+        self._starting: asyncio.Future[None] | None = None
 
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
         app = self.app
@@ -71,13 +76,24 @@ class _Listener:
         page = web.answer(request)  # the browser table: GET / and its assets, else 404
         if page is not None:
             return page
-        if not app.accepting:  # starting: nothing yet to hear from other processes
+        if not app.accepting and not await self._taking_players(STARTING_WAIT):
+            # starting: nothing yet to hear from other processes
             return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
         refusal = self.admission.admit(ws, request)
         if refusal is None:
             return None
         app.metrics.refused_connections.labels(refusal.why).inc()
         return ws.respond(refusal.status, refusal.text)
+
+    async def _taking_players(self, within: float) -> bool:
+        """Whether the app takes players within ``within`` seconds: a player who knocks
+        while it starts is let in the moment it does (one watcher for them all), not
+        refused and left to its retry's wait."""
+        if self._starting is None or self._starting.done():
+            self._starting = asyncio.ensure_future(_until(lambda: self.app.accepting, within))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._starting), within)
+        return self.app.accepting
 
     def opened(self, ws: WebSocket) -> _Client:
         return _Client(self.app, ws, self.admission.address_of(ws))
@@ -118,6 +134,14 @@ class _Client:
         if self.conn.dropped is not None:
             self.app.metrics.dropped_connections.labels(self.conn.dropped).inc()
         await self.app.disconnected(self.conn)
+
+
+async def _until(test: Callable[[], bool], within: float, every: float = 0.02) -> None:
+    """Return once ``test()`` holds, or after ``within`` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within
+    while not test() and loop.time() < end:
+        await asyncio.sleep(every)
 
 
 def _no_hello(conn: Connection, timeout: float) -> None:

@@ -206,9 +206,11 @@ class RoomDirectory:
     async def _taken_over(self, runners: list[RoomRunner]) -> None:
         """The takeover's change to rooms just run here, saved in one round trip: nobody
         is connected yet, and each clock gets back the time it had left when last saved,
-        so time down does not count against a seat. What this would tell the players is
-        not sent: each gets a snapshot on coming back (``Events.adopted`` calls them
-        back), which shows the new deadline. Then the rooms' clocks and bots are set going.
+        held until its seat's person is back or ``resume_grace`` has passed (whichever
+        comes first), so time down does not count against a seat. What this would tell
+        the players is not sent: each gets a snapshot on coming back (``Events.adopted``
+        calls them back), which shows the new deadline. Then the rooms' clocks and bots
+        are set going.
 
         Each room's lock is held from before anyone here can reach it (a player coming
         back) until it is saved; a room the batch could not save (moved on, fenced, Redis
@@ -220,7 +222,7 @@ class RoomDirectory:
             room = runner.room
             before = room.version
             room.all_disconnected()
-            room.resume_clocks(now)
+            room.resume_clocks(now, grace=self.settings.resume_grace)
             room.note_presence(now)  # nobody is here yet: idle from now, unless already
             room.saved(now)  # (none of these adds a journal record)
             state = pack(room_to_data(room))

@@ -195,9 +195,10 @@ async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> 
         raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
 
     def back(room: Room) -> list[Delivery]:
-        out = room.set_connected(player, True)
+        now = clock()
+        out = room.back(player, now)
         others = [(p, m) for p, m in out if p != player]
-        return [(player, room.snapshot_for(player, clock())), *others]
+        return [(player, room.snapshot_for(player, now)), *others]
 
     try:
         await runner.change(back)

@@ -101,6 +101,10 @@ class Match:
     bot_control: list[bool] = field(default_factory=lambda: [False, False, False])
     resume_pending: list[bool] = field(default_factory=lambda: [False, False, False])
     version: int = 0
+    #: Seconds a clock given back after a restart has left, held (not counting) while the
+    #: table waits for its person to come back: the deadline is then the end of that wait
+    #: plus these seconds (``resume_clock``). None when the clock runs as it shows.
+    held: float | None = None
 
     # --- start and plain data ---------------------------------------------------------
 
@@ -135,6 +139,7 @@ class Match:
             "bot_control": list(self.bot_control),
             "resume_pending": list(self.resume_pending),
             "version": self.version,
+            "held": self.held,
         }
 
     @classmethod
@@ -331,6 +336,7 @@ class Match:
     def _turn_started(self, now: float) -> TurnStarted:
         clock = self._clock_for(self.phase)
         self.deadline = None if clock is None else now + clock
+        self.held = None
         return self._turn_prompt(now)
 
     def _turn_prompt(self, now: float) -> TurnStarted:
@@ -343,23 +349,50 @@ class Match:
             version=self.version,
         )
 
-    def resume_clock(self, now: float, saved_at: float, floor: float) -> list[Outgoing]:
+    def resume_clock(
+        self, now: float, saved_at: float, floor: float, grace: float = 0.0
+    ) -> list[Outgoing]:
         """The match comes back after its process was down (a crash, a takeover) since
         ``saved_at``, when it was last saved: the running clock gets back at least the time
         it had left then, and at least ``floor`` seconds (never more than its full length),
-        so time spent down never costs the seat its turn. Tells everyone the new deadline
-        (a repeated ``TurnStarted`` or ``AwaitingReady``); nothing when no clock runs."""
+        so time spent down never costs the seat its turn. With a ``grace``, that time is
+        held until the table's people are back (``start_held_clock``) or the grace is
+        over, whichever comes first; a clock still held when the process went down again
+        had counted nothing before its grace's end. Tells everyone the new deadline (a
+        repeated ``TurnStarted`` or ``AwaitingReady``); nothing when no clock runs."""
         clock = self._clock_for(self.phase)
         if self.deadline is None or clock is None or self.phase == "over":
             return []
-        left = max(self.deadline - saved_at, min(floor, clock))
-        self.deadline = max(self.deadline, now + left)
+        left = self.deadline - saved_at
+        if self.held is not None:
+            left = min(left, self.held)
+        left = max(left, min(floor, clock))
+        self.deadline = max(self.deadline, now + grace + left)
+        self.held = left if grace > 0 else None
+        return [(EVERYONE, self._clock_prompt(now))]
+
+    def start_held_clock(self, now: float) -> list[Outgoing]:
+        """The people a held clock waited for are back: it runs from ``now`` with the time
+        it held, unless its grace ran out first (then it runs already, as it shows). Tells
+        everyone the new deadline; nothing when no clock was held or the grace is over."""
+        if self.held is None or self.deadline is None:
+            return []
+        left, self.held = self.held, None
+        if now + left >= self.deadline:
+            return []
+        self.deadline = now + left
+        return [(EVERYONE, self._clock_prompt(now))]
+
+    def _clock_prompt(self, now: float) -> TurnStarted | AwaitingReady:
+        """The running clock's prompt, as it stands: the turn's, or the pause's between
+        deals."""
         if self.phase == "between_deals":
-            return [(EVERYONE, self._awaiting_ready(now))]
-        return [(EVERYONE, self._turn_prompt(now))]
+            return self._awaiting_ready(now)
+        return self._turn_prompt(now)
 
     def _deal_over(self, now: float) -> list[Outgoing]:
         deal = self.deal
+        self.held = None
         score = deal.score()
         self.totals = [t + s for t, s in zip(self.totals, score.scores, strict=True)]
         self.deal_scores.append(list(score.scores))

@@ -246,20 +246,51 @@ class Room(Membership):
 
     # --- idle rooms and the end -------------------------------------------------------
 
-    def resume_clocks(self, now: float, floor: float = RESUME_FLOOR) -> list[Delivery]:
+    def resume_clocks(
+        self, now: float, floor: float = RESUME_FLOOR, grace: float = 0.0
+    ) -> list[Delivery]:
         """The room comes back after its process was down or while it was taken over: the
         running clock gets at least the time it had left at the last save (``saved_at``;
         for a room saved before that was kept, the time it has left now), and at least
-        ``floor`` seconds (at most its full length), counted from ``now``. Everyone is told
-        the new deadline."""
+        ``floor`` seconds (at most its full length), counted from ``now``. While a person
+        it waits for (``awaited_seats``) is not back, that time is held for up to ``grace``
+        seconds: it counts from their return (``back``) or from the grace's end, whichever
+        comes first. Everyone is told the new deadline."""
         match = self.match
         if match is None or self.closed is not None:
             return []
         saved_at = now if self.saved_at is None else min(self.saved_at, now)
-        out = match.resume_clock(now, saved_at, floor)
+        away = any(not self.seats[i].connected for i in self.awaited_seats())
+        out = match.resume_clock(now, saved_at, floor, grace if away else 0.0)
         if out:
             self.version += 1
         return self._address(out)
+
+    def awaited_seats(self) -> list[int]:
+        """The seats whose persons the running clock is for: the seat on turn, or between
+        deals every seat not ready yet; never a bot's seat nor one a bot took over."""
+        match = self.match
+        if match is None:
+            return []
+        if match.phase == "between_deals":
+            seats = [i for i in range(SEATS) if not match.ready[i]]
+        else:
+            seats = [] if match.turn is None else [match.turn]
+        return [i for i in seats if self.seats[i].kind == "person" and not self.bot_acts_for(i)]
+
+    def back(self, player_id: str, now: float) -> list[Delivery]:
+        """A seated person's connection is back: their seat is marked connected, and a
+        clock held for the table's return (``resume_clocks``) runs from ``now`` once every
+        person it waits for is back."""
+        out = self.set_connected(player_id, True)
+        match = self.match
+        if match is None or match.held is None or self.closed is not None:
+            return out
+        if any(not self.seats[i].connected for i in self.awaited_seats()):
+            return out
+        started = match.start_held_clock(now)
+        self.version += 1
+        return out + self._address(started)
 
     def note_presence(self, now: float) -> None:
         """Start the idle clock when no person is connected, stop it when one is. The

@@ -37,7 +37,7 @@ from client.connection import Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_OK, Headless, SessionEnded
 from client.interactive import Interactive
 from client.options import Options
-from protocol.codec import decode_server, encode
+from protocol.codec import decode, decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
 from protocol.messages import (
@@ -383,6 +383,28 @@ async def test_an_unreachable_server_is_retried_until_time_is_up() -> None:
         await open_with_retry(url, "ann", None, RequestNumbers(), 5, retry_unreachable=False)
 
 
+async def test_a_rooms_message_before_the_welcome_is_passed_over() -> None:
+    """A room taken over while the server answers a hello calls its people back, and its
+    snapshot may reach the connection before the welcome: the hello still succeeds (the
+    snapshot that follows the welcome brings the room)."""
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def answer(ws: ServerConnection) -> None:
+        hello = decode(await ws.recv())
+        assert isinstance(hello, Hello)
+        await ws.send(encode(Snapshot(room=room())))
+        await ws.send(encode(welcome(resumed=True, room_code="ABCDE")))
+        await ws.wait_closed()
+
+    async with serve(answer, "127.0.0.1", 0) as listening:
+        port = listening.sockets[0].getsockname()[1]
+        link = await Link.open(f"ws://127.0.0.1:{port}", "ann", token="t0k")
+        try:
+            assert link.welcome.resumed and link.welcome.room == "ABCDE"
+        finally:
+            await link.close()
+
+
 async def test_the_interactive_client_resumes_and_gives_up_on_a_bad_token(server: str) -> None:
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         client = Interactive(Options(server=server, name="me", reconnect_for=5))
@@ -421,14 +443,35 @@ def test_the_jitter_only_shortens_a_delay() -> None:
         assert 0.8 * nominal <= delay <= nominal
 
 
+def test_after_fast_for_seconds_the_delays_grow_on_to_the_later_cap() -> None:
+    schedule = Backoff(first=0.5, cap=1.0, jitter=0.0, fast_for=3.0, later_cap=8.0)
+    assert take(schedule.delays(), 9) == pytest.approx([0.5, 1, 1, 1, 2, 4, 8, 8, 8])
+
+
 def test_the_clients_schedules() -> None:
-    assert (RECONNECT.first, RECONNECT.cap, RECONNECT.factor) == (0.2, 3.0, 2.0)
     assert (UNAVAILABLE.first, UNAVAILABLE.cap) == (0.3, 3.0)
-    assert max(take(RECONNECT.delays(), 20)) <= 3.0
+    # a reconnect tries within a second for the first 45 s, however many tries failed
+    waited, delays = 0.0, RECONNECT.delays()
+    while waited < 45.0:
+        delay = next(delays)
+        assert delay <= 1.0, f"a wait of {delay:.2f} s after {waited:.1f} s"
+        waited += delay
+    assert RECONNECT.first <= 0.2
+    # then further apart, at most 8 s
+    later = take(delays, 10)
+    assert max(later) <= 8.0 and later[-1] > 4.0
 
 
 @pytest.mark.parametrize(
-    "args", [{"first": 0.0}, {"first": 5.0, "cap": 1.0}, {"factor": 0.5}, {"jitter": 1.0}]
+    "args",
+    [
+        {"first": 0.0},
+        {"first": 5.0, "cap": 1.0},
+        {"factor": 0.5},
+        {"jitter": 1.0},
+        {"cap": 3.0, "later_cap": 1.0},
+        {"fast_for": -1.0},
+    ],
 )
 def test_a_schedule_that_makes_no_sense_is_refused(args: dict[str, float]) -> None:
     with pytest.raises(ValueError):

@@ -132,9 +132,10 @@ async def test_time_spent_down_does_not_count_against_the_seat_on_turn(redis_url
     """Regression (issue 11, item 15): a player came back after a restart at "0s left"
     and was passed by the clock. The seat on turn gets back the time its clock had left
     at the last save (here the whole 3 s clock: shorter than the 5 s floor), from the
-    moment the room is back, however long the server was down."""
+    moment the room is back and its 1 s grace for the person's return is over (nobody
+    comes back here), however long the server was down."""
     prefix = unique_prefix()
-    timing = {"bid_timeout": 3.0, "play_timeout": 3.0, "ready_timeout": 3.0}
+    timing = {"bid_timeout": 3.0, "play_timeout": 3.0, "ready_timeout": 3.0, "resume_grace": 1.0}
     async with running_server(redis_url, key_prefix=prefix, **timing) as srv:
         async with wire_client(srv.url) as (client, _):
             await client.send(CreateRoom(deals=3))
@@ -163,7 +164,7 @@ async def test_time_spent_down_does_not_count_against_the_seat_on_turn(redis_url
     timeouts = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Timeout"]
     assert timeouts[0]["cmd"]["seat"] == 0
     # not at once on the way back, but once the clock given back has run out
-    assert restarted + 2.5 <= timeouts[0]["now"] < restarted + 10.0
+    assert restarted + 3.5 <= timeouts[0]["now"] < restarted + 10.0
 
 
 async def test_while_redis_is_away_commands_are_refused_then_the_match_goes_on(

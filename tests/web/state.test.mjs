@@ -19,7 +19,13 @@ import {
   verdict,
 } from "../../server/web/static/js/state.js";
 import { KIND_ZH, LANGS, STRINGS, cardName, kindName, pickLang, translator } from "../../server/web/static/js/i18n.js";
-import { BACKOFF, backoff, cleanName } from "../../server/web/static/js/conn.js";
+import {
+  BACKOFF,
+  backoff,
+  cleanName,
+  FAST_FOR,
+  FAST_RETRIES,
+} from "../../server/web/static/js/conn.js";
 import { cardRank, hintPlays, legalPlays } from "../../server/web/static/js/rules.js";
 import { Kind } from "../../server/web/static/js/rules.js";
 
@@ -243,9 +249,43 @@ test("names and backoff as the server wants them", () => {
   assert.equal(cleanName("  ann  "), "ann");
   assert.equal(cleanName(""), "player");
   assert.equal(Array.from(cleanName("🂡".repeat(30))).length, 24);
-  assert.equal(backoff(0, () => 0), BACKOFF[0]);
-  assert.equal(backoff(99, () => 0), BACKOFF.at(-1));
-  assert.ok(backoff(2, () => 1) <= BACKOFF[2] * 1.2);
+});
+
+test("while the server was reachable a moment ago, tries come within about a second", () => {
+  assert.equal(backoff(0, 0, () => 0), FAST_RETRIES[0]);
+  assert.ok(backoff(0, 0, () => 1) < 0.5); // the first try nearly at once
+  // however many tries failed (a 503 while it starts among them), the next is within a second
+  for (const attempt of [0, 1, 2, 5, 40]) {
+    assert.ok(backoff(attempt, 10, () => 1) <= 1, `try ${attempt}`);
+  }
+  // a restart's outage of 6 s or 25 s, tried as the page tries it: never a second without one
+  for (const outage of [6, 25]) {
+    let now = 0.3; // the first try after a live link closed
+    let attempt = 0;
+    let longest = 0;
+    while (now < outage + 3) {
+      const delay = backoff(attempt, now, Math.random);
+      longest = Math.max(longest, delay);
+      now += delay;
+      attempt += 1;
+    }
+    assert.ok(longest <= 1, `${outage} s down: a wait of ${longest} s`);
+  }
+});
+
+test("once the server has been away longer, tries come further apart, up to the last", () => {
+  assert.equal(backoff(0, FAST_FOR, () => 0), BACKOFF[0]);
+  assert.equal(backoff(200, FAST_FOR, () => 0), BACKOFF[0]); // the fast tries do not count
+  assert.equal(backoff(201, FAST_FOR + BACKOFF[0], () => 0), BACKOFF[1]);
+  assert.equal(backoff(202, FAST_FOR + BACKOFF[0] + BACKOFF[1], () => 0), BACKOFF[2]);
+  assert.equal(backoff(99, FAST_FOR + 3600, () => 0), BACKOFF.at(-1));
+  assert.ok(backoff(99, FAST_FOR + 3600, () => 1) <= BACKOFF.at(-1) * 1.2);
+  let last = 0;
+  for (let downFor = 0; downFor < FAST_FOR + 100; downFor += 0.5) {
+    const delay = backoff(0, downFor, () => 0);
+    assert.ok(delay >= last, `at ${downFor} s`);
+    last = delay;
+  }
 });
 
 test("the table's version is the one each event states, not counted by the page", () => {

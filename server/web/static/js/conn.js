@@ -1,6 +1,7 @@
 // @ts-check
 // The page's websocket to its own server: hello with the session token kept in this
-// browser, request ids, reconnecting with backoff, and a ping that finds a dead link.
+// browser, request ids, reconnecting (within about a second while the server was reachable a
+// moment ago, further apart later), and a ping that finds a dead link.
 //
 // The socket's comings and goings reach the page as messages of their own, for the
 // reducer: `_open`, `_closed` (a live link dropped: reconnecting), `_down` (the server
@@ -9,8 +10,17 @@
 
 import { decode, encode, PROTOCOL_VERSION, ProtocolError } from "./codec.js";
 
-/** Seconds between tries at reaching the server, then the last one again and again. */
-export const BACKOFF = Object.freeze([0.5, 1, 2, 4, 8, 15]);
+/** Seconds between tries while the server was reachable a moment ago (a restart, a
+ * dropped link): the first nearly at once, then under a second apart, jitter included, so
+ * that a player is back within about a second of the server, and a refusal while it starts
+ * (a 503) costs no more than the next try. */
+export const FAST_RETRIES = Object.freeze([0.25, 0.5, 0.8]);
+/** Seconds since the server was last reachable (the page came from it, or a live link to
+ * it closed) during which the tries stay that fast: a restart's outage and start-up. */
+export const FAST_FOR = 45;
+/** Seconds between tries once the server has been away longer: further apart the longer
+ * it stays away, then the last one again and again. */
+export const BACKOFF = Object.freeze([2, 4, 8, 15]);
 /** Seconds between pings, and how long a ping may go unanswered before the link is
  * taken for dead. */
 const PING_EVERY = 15;
@@ -28,14 +38,34 @@ export function cleanName(name) {
 }
 
 /**
- * The delay before try number `attempt` (0, 1, ...), with up to a fifth of it added at
- * random so that many pages do not all come back in the same instant.
+ * The delay before the next try, `attempt` tries (0, 1, ...) having failed in a row, the
+ * server last reachable `downFor` seconds ago: fast while that was a moment ago
+ * (`FAST_RETRIES`), then stepping through `BACKOFF` as if tried on it since then. Up to a
+ * fifth is added at random so that many pages do not all come back in the same instant.
  * @param {number} attempt
+ * @param {number} downFor
  * @param {() => number} [random]
  */
-export function backoff(attempt, random = Math.random) {
-  const base = BACKOFF[Math.min(attempt, BACKOFF.length - 1)];
+export function backoff(attempt, downFor, random = Math.random) {
+  const base =
+    downFor < FAST_FOR
+      ? FAST_RETRIES[Math.min(attempt, FAST_RETRIES.length - 1)]
+      : slowStep(downFor - FAST_FOR);
   return base * (1 + random() / 5);
+}
+
+/**
+ * The `BACKOFF` step reached `past` seconds after the fast tries ended, as if tried on it.
+ * @param {number} past
+ */
+function slowStep(past) {
+  let step = 0;
+  let left = past;
+  while (step < BACKOFF.length - 1 && left >= BACKOFF[step]) {
+    left -= BACKOFF[step];
+    step += 1;
+  }
+  return BACKOFF[step];
 }
 
 export class Connection {
@@ -61,6 +91,9 @@ export class Connection {
     /** @type {ReturnType<typeof setInterval> | null} */
     this.pingTimer = null;
     this.lastHeard = 0;
+    /** When the server was last known reachable (performance.now()): the page itself just
+     * came from it, and then each live link until it closed. */
+    this.reachedAt = performance.now();
     this.helloId = 0;
     this.quickRetry = false;
   }
@@ -122,6 +155,7 @@ export class Connection {
         this.open();
       } else if (wasLive) {
         this.attempt = 0;
+        this.reachedAt = performance.now();
         this.options.onMessage({ type: "_closed" });
         this.retryTimer = setTimeout(() => this.open(), 300);
       } else {
@@ -159,7 +193,7 @@ export class Connection {
   }
 
   scheduleRetry() {
-    const delay = backoff(this.attempt);
+    const delay = backoff(this.attempt, (performance.now() - this.reachedAt) / 1000);
     this.attempt += 1;
     this.options.onMessage({ type: "_down", retryIn: Math.ceil(delay) });
     this.retryTimer = setTimeout(() => this.open(), delay * 1000);

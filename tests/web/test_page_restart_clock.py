@@ -1,0 +1,117 @@
+"""Time spent down never costs a seat its turn, as a player sees it in the browser: the
+server stops for 6 s, or for 25 s, during the player's 20 s turn and starts again; the page
+comes back by itself and its clock shows at least the time it showed as the server stopped.
+
+The page retries within about a second while the server was reachable a moment ago
+(conn.js), the server lets it in as soon as it takes players (transport), and the clock
+given back waits for the player (``resume_grace``) instead of running while the page
+reconnects. The outage is the one fixed wait: it is what is tested."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from typing import Any
+
+import pytest
+
+from tests.web.browser import WebServer, wait_until
+from tests.web.conftest import OpenPage, StartServer
+from tests.web.driver import state
+
+CLOCK = 20
+#: Seconds the player's clock may show less after the restart than as the server stopped:
+#: what passes between reading the page's clock and the server's last save as it stops.
+TOLERANCE = 1.0
+#: The page's clock when it is this page's turn with a live table: the seconds it showed when
+#: this countdown began (the page counts from the moment it got the deadline), and now.
+MY_CLOCK = """() => {
+  const s = window.ddz.state();
+  const table = s.room && s.room.table;
+  if (!s.live || !table || !table.turn || table.turn.seat !== s.room.your_seat) return null;
+  const cd = s.countdown;
+  if (!cd) return null;
+  const start = cd.deadline - cd.serverTime;
+  return { start, left: start - (performance.now() / 1000 - cd.received) };
+}"""
+
+
+def my_clock(page: Any) -> dict[str, float] | None:
+    """The page's clock (``start``, ``left``: see MY_CLOCK), or None when not my turn."""
+    clock: dict[str, float] | None = page.evaluate(MY_CLOCK)
+    return clock
+
+
+def start_again(old: WebServer) -> WebServer:
+    """The same server again: its port, Redis, key prefix and flags, its log."""
+    again = WebServer.__new__(WebServer)
+    again.port, again.url, again.log_path = old.port, old.url, old.log_path
+    again._log = old.log_path.open("ab")
+    again.proc = subprocess.Popen(old.proc.args, stdout=again._log, stderr=subprocess.STDOUT)
+    return again
+
+
+def seat_two_bots_and_start(page: Any) -> None:
+    page.click("#create-start")
+    page.wait_for_selector("#waiting:not([hidden])")
+    page.select_option("#bot-level", "easy")
+    page.click("#seat-bot")
+    wait_until(lambda: "easy bot" in page.inner_text("#wait-seats"), what="a bot seated")
+    page.click("#seat-bot")
+    wait_until(lambda: page.is_hidden("#bot-panel"), what="the room full")
+    page.click("#wait-ready")
+    page.wait_for_selector("#table:not([hidden])")
+
+
+@pytest.mark.parametrize("outage", [6.0, 25.0])
+def test_a_restart_during_my_turn_costs_me_none_of_it(
+    web_server: StartServer, open_page: OpenPage, outage: float
+) -> None:
+    server = web_server(
+        "--bid-timeout", str(CLOCK), "--play-timeout", str(CLOCK), "--ready-timeout", "30",
+        "--bot-speed", "fast",
+    )  # fmt: skip
+    page, frames = open_page(server.url)
+    seat_two_bots_and_start(page)
+    wait_until(lambda: my_clock(page) is not None, timeout=30, what="my turn", page=page)
+    before = state(page)["room"]["table"]["turn"]
+    now = my_clock(page)
+    assert now is not None and now["left"] > CLOCK - 5
+    had = now["left"]
+    seen = len(frames.messages)
+    server.stop()
+    stopped = time.monotonic()
+    wait_until(lambda: not state(page)["live"], what="the page to see the server gone")
+    time.sleep(outage - (time.monotonic() - stopped))  # the outage: what is tested
+    again = start_again(server)
+    started = time.monotonic()
+    try:
+        back: list[dict[str, float]] = []
+
+        def page_back() -> bool:
+            assert again.proc.poll() is None, again.log_path.read_text()[-3000:]
+            clock = my_clock(page)
+            if clock is not None:
+                back.append(clock)
+            return bool(back)
+
+        wait_until(page_back, timeout=40, what="the page back at my turn", page=page)
+        back_after = time.monotonic() - started
+        after = state(page)["room"]["table"]["turn"]
+        assert (after["seat"], after["version"]) == (before["seat"], before["version"])
+        snapshots = [m for m in frames.messages[seen:] if m["type"] == "snapshot"]
+        assert snapshots, "the page came back with a snapshot"
+        turn = snapshots[-1]["room"]["table"]["turn"]
+        given = turn["deadline"] - turn["server_time"]
+        shown, read = back[0]["start"], back[0]["left"]
+        report = (
+            f"{outage:g} s down: {had:.2f} s left as the server stopped, {given:.2f} s given "
+            f"back, {shown:.2f} s on the page's clock as it came back ({read:.2f} s when "
+            f"read), {back_after:.2f} s after the server was started again"
+        )
+        print(report)
+        assert given >= had - TOLERANCE, report
+        assert shown >= had - TOLERANCE, report
+        assert shown <= CLOCK  # never more than a whole turn
+    finally:
+        again.stop()
