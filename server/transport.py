@@ -55,6 +55,13 @@ class _Listener:
         self.app = app
         self.admission = admission
 
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        refusal = self.admission.arrived(ws)
+        if refusal is None:
+            return None
+        self.app.metrics.refused_connections.labels(refusal.why).inc()
+        return refusal.status, refusal.text
+
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
         app = self.app
         if request.path == "/healthz":
