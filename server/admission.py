@@ -118,11 +118,15 @@ class Admission:
         text = f"too many connections from your address (at most {self.max_per_address})\n"
         return Refusal(HTTPStatus.TOO_MANY_REQUESTS, "per_address", text)
 
+    def address(self, ws: WebSocket, request: Request) -> str:
+        """The client address of ``ws``, which sent ``request``."""
+        peer = ws.remote_address
+        return client_address(peer[0] if peer else "", request.headers, self.proxies)
+
     def admit(self, ws: WebSocket, request: Request) -> Refusal | None:
         """Count ``ws``'s upgrade in, or say why not; it counts until its socket is lost
         (``release``)."""
-        peer = ws.remote_address
-        address = client_address(peer[0] if peer else "", request.headers, self.proxies)
+        address = self.address(ws, request)
         if 0 < self.max_total <= self.total:
             text = "server full: too many connections, try again later\n"
             return Refusal(HTTPStatus.SERVICE_UNAVAILABLE, "total", text)

@@ -18,6 +18,7 @@ import contextlib
 import gc
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import TypeVar
@@ -28,7 +29,7 @@ from websockets.http11 import Request, Response
 
 from server.admission import Admission, connection_cap
 from server.app import App
-from server.flood import TokenBucket
+from server.flood import FloodRecord, TokenBucket
 from server.frames import GOING_AWAY
 from server.gc_pacing import GcPacer
 from server.hub import Connection
@@ -54,6 +55,7 @@ class _Listener:
     def __init__(self, app: App, admission: Admission) -> None:
         self.app = app
         self.admission = admission
+        self.floods = FloodRecord()
 
     def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
         refusal = self.admission.arrived(ws)
@@ -79,6 +81,9 @@ class _Listener:
             return page
         if not app.accepting:  # starting: nothing yet to hear from other processes
             return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
+        wait = self.floods.wait(self.admission.address(ws, request), time.monotonic())
+        if wait > 0:  # its connections were closed for flooding: later, not never
+            await asyncio.sleep(wait)
         refusal = self.admission.admit(ws, request)
         if refusal is None:
             return None
@@ -86,7 +91,7 @@ class _Listener:
         return ws.respond(refusal.status, refusal.text)
 
     def opened(self, ws: WebSocket) -> _Client:
-        return _Client(self.app, ws, self.admission.address_of(ws))
+        return _Client(self.app, ws, self.admission.address_of(ws), self.floods)
 
     def lost(self, ws: WebSocket) -> None:
         self.admission.release(ws)
@@ -96,11 +101,12 @@ class _Client:
     """One open websocket: its ``Connection`` in the hub, its hello timeout; each message
     to ``App.receive``; ``App.disconnected`` at its end."""
 
-    __slots__ = ("app", "conn", "timer")
+    __slots__ = ("app", "conn", "floods", "timer")
 
-    def __init__(self, app: App, ws: WebSocket, address: str) -> None:
+    def __init__(self, app: App, ws: WebSocket, address: str, floods: FloodRecord) -> None:
         s = app.settings
         self.app = app
+        self.floods = floods
         self.conn = Connection(
             ws,
             TokenBucket(s.rate_limit, s.rate_burst),
@@ -123,6 +129,8 @@ class _Client:
             self.timer.cancel()
         if self.conn.dropped is not None:
             self.app.metrics.dropped_connections.labels(self.conn.dropped).inc()
+            if self.conn.dropped == "flood":
+                self.floods.closed(self.conn.address, time.monotonic())
         await self.app.disconnected(self.conn)
 
 

@@ -218,6 +218,7 @@ class WebSocket(asyncio.Protocol):
             self._lost.set_result(None)
         if self._handler is not None and self._worker is None:
             self._server.finish(self._handler)
+            self._handler = None  # (it names this connection: no cycle left to collect)
         # else the worker hands its last messages over, then finishes
 
     # -- the opening handshake
@@ -435,6 +436,7 @@ class WebSocket(asyncio.Protocol):
             if not inbox:
                 self._inbox = None  # (a deque is a block of 64 slots: none kept while idle)
         if self.state is State.CLOSED:
+            self._handler = None
             await self._server.finished(handler)
 
     # -- frames out
