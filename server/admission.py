@@ -72,6 +72,35 @@ def client_address(peer: str, headers: Headers, proxies: tuple[Network, ...]) ->
     return named or peer
 
 
+def parse_origins(text: str) -> frozenset[str]:
+    """``"https://ddz.example, http://localhost:8765"``: the allowed origins, as browsers
+    send them (scheme://host[:port], lower case, no path)."""
+    origins = set()
+    for part in text.split(","):
+        origin = part.strip().rstrip("/").lower()
+        if not origin:
+            continue
+        scheme, sep, rest = origin.partition("://")
+        if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
+            raise ValueError(f"{part.strip()!r} is not an origin (https://host[:port])")
+        origins.add(origin)
+    return frozenset(origins)
+
+
+def origin_allowed(headers: Headers, allowed: frozenset[str]) -> bool:
+    """Whether a websocket upgrade with these headers may open: any when no origin is
+    listed; else one with no ``Origin`` (not a browser's page), one from this server's own
+    page (the origin's host is the request's ``Host``), or a listed one."""
+    origin = headers.get("Origin")
+    if not allowed or origin is None:
+        return True
+    origin = origin.strip().lower()
+    host = headers.get("Host", "").strip().lower()
+    if host and origin.partition("://")[2] == host:
+        return True
+    return origin in allowed
+
+
 @dataclass(frozen=True)
 class Refusal:
     """A connection refused before its upgrade: the HTTP status, a metric label, a reason."""

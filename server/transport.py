@@ -27,7 +27,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.admission import Admission, connection_cap
+from server.admission import Admission, connection_cap, origin_allowed, parse_origins
 from server.app import App
 from server.flood import FloodRecord, TokenBucket
 from server.frames import GOING_AWAY
@@ -37,7 +37,7 @@ from server.settings import Settings
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from server.web import serve as web
-from server.websocket import WebSocket, WebSocketServer
+from server.websocket import Handler, WebSocket, WebSocketServer
 
 log = logging.getLogger(__name__)
 #: The transport closes a connection whose frame is above this (1009); below it, frames larger
@@ -56,6 +56,7 @@ class _Listener:
         self.app = app
         self.admission = admission
         self.floods = FloodRecord()
+        self.origins = parse_origins(app.settings.allowed_origins)
 
     def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
         refusal = self.admission.arrived(ws)
@@ -65,22 +66,27 @@ class _Listener:
         return refusal.status, refusal.text
 
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        if request.method not in web.METHODS:
+            return web.method_not_allowed()
+        response = await self._answer(ws, request)
+        if response is None and request.method != "GET":  # (an upgrade asked with HEAD)
+            return web.method_not_allowed()
+        return None if response is None else web.for_method(request.method, response)
+
+    async def _answer(self, ws: WebSocket, request: Request) -> Response | None:
         app = self.app
         if request.path == "/healthz":
-            if not await app.store.ping():
-                return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
-            return ws.respond(HTTPStatus.OK, "ok\n")
-        if request.path == "/metrics":
-            body = app.metrics.exposition()
-            headers = Headers(
-                [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
-            )
-            return Response(HTTPStatus.OK, "OK", headers, body)
+            return await healthz(app, ws)
+        if request.path == "/metrics" and not app.settings.metrics_port:
+            return metrics(app)
         page = web.answer(request)  # the browser table: GET / and its assets, else 404
         if page is not None:
             return page
         if not app.accepting:  # starting: nothing yet to hear from other processes
             return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
+        if not origin_allowed(request.headers, self.origins):
+            app.metrics.refused_connections.labels("origin").inc()
+            return ws.respond(HTTPStatus.FORBIDDEN, "this page's origin may not connect here\n")
         wait = self.floods.wait(self.admission.address(ws, request), time.monotonic())
         if wait > 0:  # its connections were closed for flooding: later, not never
             await asyncio.sleep(wait)
@@ -95,6 +101,54 @@ class _Listener:
 
     def lost(self, ws: WebSocket) -> None:
         self.admission.release(ws)
+
+
+async def healthz(app: App, ws: WebSocket) -> Response:
+    """200 while Redis answers, else 503."""
+    if not await app.store.ping():
+        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
+    return ws.respond(HTTPStatus.OK, "ok\n")
+
+
+def metrics(app: App) -> Response:
+    """The Prometheus exposition of ``app``'s metrics."""
+    body = app.metrics.exposition()
+    headers = Headers(
+        [
+            ("Content-Type", CONTENT_TYPE_LATEST),
+            ("Content-Length", str(len(body))),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(HTTPStatus.OK, "OK", headers, body)
+
+
+class _MetricsListener:
+    """The metrics' own address (``--metrics-port``): ``/metrics`` and ``/healthz``,
+    nothing else, no websocket."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        return None
+
+    async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        if request.method not in web.METHODS:
+            return web.method_not_allowed()
+        if request.path == "/metrics":
+            response = metrics(self.app)
+        elif request.path == "/healthz":
+            response = await healthz(self.app, ws)
+        else:
+            response = ws.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        return web.for_method(request.method, response)
+
+    def opened(self, ws: WebSocket) -> Handler:
+        raise AssertionError("the metrics' address opens no websocket")
+
+    def lost(self, ws: WebSocket) -> None:
+        pass
 
 
 class _Client:
@@ -156,6 +210,11 @@ async def serve_app(
     # connection would cost tens of KB of memory each (~70 KB a player in the load test).
     server = WebSocketServer(_Listener(app, admission), max_size=HARD_FRAME_LIMIT)
     await server.start(s.host, s.port)
+    scrape: WebSocketServer | None = None
+    if s.metrics_port:
+        scrape = WebSocketServer(_MetricsListener(app), max_size=1024, keepalive=0)
+        await scrape.start(s.metrics_host, s.metrics_port)
+        log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
     try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
         log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
@@ -165,6 +224,8 @@ async def serve_app(
         log.info("shutting down: closing %d connections", len(app.hub.all))
     finally:
         server.stop_accepting()
+        if scrape is not None:
+            scrape.stop_accepting()
     try:  # stop the rooms and hand them over; a step that hangs must not keep us up
         await asyncio.wait_for(app.close(), s.shutdown_grace)
     except TimeoutError:

@@ -264,6 +264,8 @@ class WebSocket(asyncio.Protocol):
             return
         if response is None:
             response = ServerProtocol().accept(request)
+        if response.status_code != 101 and "X-Content-Type-Options" not in response.headers:
+            response.headers["X-Content-Type-Options"] = "nosniff"
         self.transport.write(response.serialize())
         if response.status_code != 101 or self._eof:
             self.state = State.CLOSING
