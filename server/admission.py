@@ -187,10 +187,11 @@ def _discount(counter: Counter[str], key: str) -> None:
         del counter[key]
 
 
-def connection_cap(wanted: int) -> int:
+def connection_cap(wanted: int, *, explicit: bool = True) -> int:
     """The most connections this process can hold: ``wanted``, lowered to what the open-file
     limit leaves after a reserve (its soft limit raised to the hard one first), so that
-    running out of descriptors does not fail /healthz or the players already here."""
+    running out of descriptors does not fail /healthz or the players already here. Lowering
+    a cap the operator set (``explicit``) is a warning; lowering the default, information."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and soft < hard:
         with contextlib.suppress(ValueError, OSError):
@@ -200,9 +201,11 @@ def connection_cap(wanted: int) -> int:
         return wanted
     room = max(soft - max(FD_RESERVE, int(soft * FD_RESERVE_SHARE)), 1)
     if wanted > room:
-        log.warning(
-            "--max-connections %d is above what %d open files allow: at most %d",
-            wanted, soft, room,
+        log.log(
+            logging.WARNING if explicit else logging.INFO,
+            "at most %d connections: what %d open files allow (--max-connections %d;"
+            " raise the open-file limit for more)",
+            room, soft, wanted,
         )  # fmt: skip
         return room
     return wanted

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import logging
 import signal
@@ -40,6 +41,7 @@ from server.web import serve as web
 from server.websocket import Handler, WebSocket, WebSocketServer
 
 log = logging.getLogger(__name__)
+DEFAULTS = Settings()
 #: The transport closes a connection whose frame is above this (1009); below it, frames larger
 #: than ``Settings.max_frame`` get a TOO_LARGE error and the connection stays up.
 HARD_FRAME_LIMIT = 1 << 20
@@ -204,20 +206,21 @@ async def serve_app(
     stop = stop or asyncio.Event()
     watch_signals(stop)
     s = app.settings
-    cap = connection_cap(s.max_connections)
+    cap = connection_cap(s.max_connections, explicit=s.max_connections != DEFAULTS.max_connections)
     admission = Admission(cap, s.max_connections_per_address, s.trusted_proxies)
     # Messages are small msgpack maps and no extension is negotiated: a deflate context per
     # connection would cost tens of KB of memory each (~70 KB a player in the load test).
     server = WebSocketServer(_Listener(app, admission), max_size=HARD_FRAME_LIMIT)
-    await server.start(s.host, s.port)
+    await listen(server, s.host, s.port, "--port / DDZ_PORT")
     scrape: WebSocketServer | None = None
     if s.metrics_port:
         scrape = WebSocketServer(_MetricsListener(app), max_size=1024, keepalive=0)
-        await scrape.start(s.metrics_host, s.metrics_port)
+        await listen(scrape, s.metrics_host, s.metrics_port, "--metrics-port / DDZ_METRICS_PORT")
         log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
     try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
-        log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
+        page = f"http://{browsable(s.host)}:{s.port}/"
+        log.info("ddz-server: open %s in a browser (event loop: %s)", page, kind)
         if await _started(app, stop) and ready is not None:
             ready.set()
         await stop.wait()
@@ -233,6 +236,29 @@ async def serve_app(
     server.close_all(GOING_AWAY, "server shutting down", s.shutdown_grace)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
+
+
+async def listen(server: WebSocketServer, host: str, port: int, setting: str) -> None:
+    """Start ``server`` on ``host``:``port``; a port that cannot be had ends the process
+    with one line that says so and names the ``setting`` to change (no traceback)."""
+    try:
+        await server.start(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {port} on {host} is in use (another ddz-server?)"
+        else:
+            why = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+        raise SystemExit(f"ddz-server: {why}: choose another with {setting}") from None
+
+
+def browsable(host: str) -> str:
+    """The host to put in a URL for a server listening on ``host``: a wildcard address is
+    this machine's loopback, an IPv6 address is bracketed."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 async def _started(app: App, stop: asyncio.Event) -> bool:
