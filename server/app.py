@@ -56,7 +56,6 @@ from protocol.messages import (
     QueueLeft,
     QuickMatch,
     Rematch,
-    ReplayData,
     Request,
     RoomList,
     SeatBot,
@@ -70,9 +69,9 @@ from server.cluster.directory import ADOPT_BATCH
 from server.cluster.node import Cluster
 from server.cluster.ops import RoomOp
 from server.codes import new_code, normalize
-from server.flood import Verdict
+from server.flood import HISTORY_COST, Verdict, reply_cost
 from server.game.deal import RandomSource
-from server.hub import Connection, Hub
+from server.hub import Connection, Hub, send_frames
 from server.limits import PRACTICE_BOTS, LobbyLimits
 from server.metrics import Metrics
 from server.os_random import OsRandom
@@ -350,8 +349,11 @@ class App:
         elif isinstance(message, Rematch):
             await self._rematch(session, message.code, conn.address)
         elif isinstance(message, GetReplay):
-            conn.send(await self._player_replay(session.player_id, message.code))
+            payload = await self._player_replay(session.player_id, message.code)
+            conn.bucket.spend(reply_cost(len(payload)))  # (what it sends, in tokens)
+            send_frames(conn, [payload])
         elif isinstance(message, GetHistory):
+            conn.bucket.spend(HISTORY_COST)
             conn.send(await self._history(session.player_id))
         elif isinstance(message, SeatBot) and message.level == "strong":
             await self._seat_strong_bot(session, message, conn.address)
@@ -724,8 +726,9 @@ class App:
         self.cluster.deliver(room.invites(session.player_id, now))
         return True
 
-    async def _player_replay(self, player: str, code: str) -> ReplayData:
-        """The replay of a closed room's match, for who played or watched it."""
+    async def _player_replay(self, player: str, code: str) -> bytes:
+        """The replay of a closed room's match, for who played or watched it, encoded
+        (once per match: ``ReplayCache``)."""
         code = normalize(code)
         data = await self.store.load_room(code)
         if data is None:
@@ -735,8 +738,7 @@ class App:
         key = self.replays.key(data)
         built = self.replays.get(key)
         if built is None:
-            built = replay_data(room, await self.store.read_log(code))
-            self.replays.put(key, built)
+            built = self.replays.put(key, replay_data(room, await self.store.read_log(code)))
         return built
 
     async def _history(self, player: str) -> History:

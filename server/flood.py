@@ -21,6 +21,20 @@ from enum import Enum
 FLOOD_WINDOW = 10.0
 
 
+#: Bytes of a reply that cost its request one token more (a replay's ~37 KB: 9 more), and
+#: the most tokens one reply adds: a request costs its connection what it makes the
+#: server send, not one token whatever it asks for.
+REPLY_BYTES_PER_TOKEN = 4096
+REPLY_COST_MOST = 10
+#: Tokens more a history request costs (Redis reads and a reply of every entry).
+HISTORY_COST = 4
+
+
+def reply_cost(size: int) -> int:
+    """Tokens more a request whose reply is ``size`` bytes costs."""
+    return min(REPLY_COST_MOST, size // REPLY_BYTES_PER_TOKEN)
+
+
 class TokenBucket:
     """``rate`` requests a second on average, up to ``burst`` at once."""
 
@@ -29,14 +43,23 @@ class TokenBucket:
         self.tokens = float(burst)
         self.stamp = time.monotonic() if clock is None else clock
 
-    def take(self, now: float | None = None) -> bool:
+    def _refill(self, now: float | None) -> None:
         now = time.monotonic() if now is None else now
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self, now: float | None = None) -> bool:
+        self._refill(now)
         if self.tokens >= 1:
             self.tokens -= 1
             return True
         return False
+
+    def spend(self, tokens: float, now: float | None = None) -> None:
+        """Take ``tokens`` more for a request that cost more than one, into debt down to
+        ``-burst``: the requests after it wait until the bucket has refilled."""
+        self._refill(now)
+        self.tokens = max(self.tokens - tokens, -float(self.burst))
 
 
 class Verdict(Enum):
