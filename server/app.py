@@ -122,6 +122,15 @@ class Owner:
     strong: int = 0
 
 
+def quick_owner(players: list[tuple[str, dict[str, str]]]) -> tuple[str | None, Owner | None]:
+    """Who a quick match's room counts against: its first person (the longest waiting)
+    with a known address, and that address (None, None: queued without one)."""
+    for pid, entry in players:
+        if entry.get("address"):
+            return pid, Owner(entry["address"])
+    return None, None
+
+
 class App:
     """One server process's rooms, sessions and connections."""
 
@@ -517,7 +526,8 @@ class App:
 
     async def _join_queue(self, conn: Connection, session: Session) -> None:
         await self._require_free(session)
-        entry = {"name": session.name, "token": session.token}
+        # (the address: the room a match opens counts against its first person's caps)
+        entry = {"name": session.name, "token": session.token, "address": conn.address}
         waiting = await self.store.enqueue(session.player_id, self.clock(), entry)
         if waiting == 0:
             raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
@@ -539,14 +549,22 @@ class App:
             room.start_match(self.clock(), self.rng)
             return room
 
+        first, owner = quick_owner(players)
         try:
-            await self._store_new_room(build, sessions)
-        except RoomError:
+            if owner is not None:  # a room as any other, counted against its address
+                await self.limits.new_room(owner.address)
+            await self._store_new_room(build, sessions, owner=owner)
+        except RoomError as exc:
+            capped = first if exc.code == ErrorCode.LIMIT_REACHED else None
             now = self.clock()
-            for pid, entry in players:  # back in the queue, at its head
+            for pid, entry in players:  # back in the queue, at its head; told if past a cap
+                if pid == capped:
+                    self.cluster.deliver([(pid, Error(code=exc.code, message=exc.message))])
+                    continue
                 with contextlib.suppress(StoreError):
                     await self.store.enqueue(pid, now - s.quick_match_wait, entry)
-            raise
+            if capped is None:
+                raise
 
     async def _room_list(self) -> RoomList:
         """The live rooms anyone may watch, those with people first (``listing``); built at
