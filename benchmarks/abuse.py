@@ -723,7 +723,9 @@ async def flood_with_pings(server: Server, kind: str, seconds: float) -> dict[st
 
 
 async def _hello(url: str, name: str) -> Any:
-    ws = await connect(url, open_timeout=10, max_size=None)
+    # (no keepalive of its own, no bound on what waits unread: a watcher reads nothing while
+    # the match is played)
+    ws = await connect(url, open_timeout=10, max_size=None, ping_interval=None, max_queue=None)
     await ws.send(
         msgpack.packb({"type": "hello", "id": 1, "name": name, "version": PROTOCOL_VERSION})
     )
