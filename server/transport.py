@@ -185,8 +185,10 @@ class _Client:
             self.timer.cancel()
         if self.conn.dropped is not None:
             self.app.metrics.dropped_connections.labels(self.conn.dropped).inc()
-            if self.conn.dropped == "flood":
-                self.floods.closed(self.conn.address, time.monotonic())
+        if self.conn.dropped == "flood" or self.conn.ws.broke is not None:
+            # flooded, or broke the protocol (a fragment flood, frames no client sends):
+            # its address waits before its next upgrade
+            self.floods.closed(self.conn.address, time.monotonic())
         await self.app.disconnected(self.conn)
 
 

@@ -119,6 +119,7 @@ class WebSocket(asyncio.Protocol):
         "_size",
         "_timer",
         "_worker",
+        "broke",
         "heard",
         "part",
         "remote_address",
@@ -135,6 +136,8 @@ class WebSocket(asyncio.Protocol):
         #: Whether anything came since the last keepalive ping; when it is pinged.
         self.heard = True
         self.part = 0  # (given by the server when the socket is up)
+        #: The close code of the protocol rule the client broke (1002, 1007, 1009), if it did.
+        self.broke: int | None = None
         #: Received, not parsed yet: the bytes of one read, or a bytearray that reads are
         #: appended to (a frame arriving in pieces is joined in linear time).
         self._data: bytes | bytearray = b""
@@ -337,6 +340,7 @@ class WebSocket(asyncio.Protocol):
                 if self._deaf:
                     return
         except FrameError as exc:
+            self.broke = exc.code
             self.fail(exc.code, exc.reason)
             return
         self._data = _rest(data, at)

@@ -123,3 +123,21 @@ async def test_a_reconnecting_flood_waits_before_each_upgrade_and_a_neighbour_st
         assert await _handshake_seconds(srv.url, "127.0.0.2") < FLOOD_WAIT_FIRST  # elsewhere
         took = await _handshake_seconds(srv.url, "127.0.0.1")  # behind the same address
         assert 2 * FLOOD_WAIT_FIRST * 0.8 < took < FLOOD_WAIT_LONGEST + 2
+
+
+async def test_a_connection_that_breaks_the_protocol_makes_its_address_wait(
+    redis_url: str,
+) -> None:
+    # a fragment flood reconnecting after each 1009 cost parsing without a token spent
+    async with running_server(redis_url) as srv:
+        async with connect(srv.url) as ws:
+            ws.transport.write(b"\x82\x01x")  # unmasked: 1002
+            with contextlib.suppress(ConnectionClosed):
+                async with asyncio.timeout(5):
+                    while True:
+                        await ws.recv()
+        async with asyncio.timeout(5):
+            while srv.app.hub.all:  # (its end handled)
+                await asyncio.sleep(0.01)
+        assert await _handshake_seconds(srv.url, "127.0.0.2") < FLOOD_WAIT_FIRST
+        assert await _handshake_seconds(srv.url, "127.0.0.1") >= FLOOD_WAIT_FIRST * 0.8
