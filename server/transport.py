@@ -2,9 +2,13 @@
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
 upgrading (503 while Redis does not answer), from the moment the process listens, before
-the stored rooms are back. A new connection past the caps is refused before the upgrade
-(``server.admission``); one that has not said hello within ``hello_timeout`` is closed (1008,
-"no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
+the stored rooms are back; ``/metrics`` is served here, or only on ``--metrics-port``. Only
+GET and HEAD are answered (HEAD without a body; anything else 405). A new connection past the
+caps is refused before the upgrade (``server.admission``), as is one from a page whose
+``Origin`` is not allowed (``--allowed-origins``); an address whose connections were closed
+for flooding or for breaking the protocol waits before its next upgrade
+(``server.flood.FloodRecord``); one that has not said hello within ``hello_timeout`` is
+closed (1008, "no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
 process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
 processes, close every connection with code 1001 and a reason, and return within the
 shutdown grace; the children (embedded Redis, bot workers) never see the terminal's
