@@ -807,6 +807,8 @@ async def _play_out(ws: Any, snapshot: Any) -> None:
             if isinstance(message, MatchEnded):
                 return
             if isinstance(message, Error):
+                if message.code in ("rate_limited", "unavailable"):
+                    await asyncio.sleep(0.2)  # refused unapplied: decide again shortly
                 auto.forget(state)
             request = auto.next_request(state)
             if request is not None:
