@@ -12,6 +12,13 @@ loop and connection, the socket paused until the rest is parsed, so that a burst
 frames from one client does not stall every other. Whole messages go to the connection's
 ``Handler`` in order, one at a time, from a task that lives while its inbox holds messages
 (nothing waits on an idle connection); the socket is paused while ``INBOX_HIGH`` wait.
+
+What a client can make a connection hold is bounded: its request head (``MAX_REQUEST``, within
+``HEAD_TIMEOUT`` of its first byte; the listener may refuse a socket before reading anything,
+``Listener.arrived``), a message (``max_size`` in at most ``MAX_FRAGMENTS`` frames), and
+bytes arriving in pieces are appended to one buffer, never joined again and again. A
+connection failed for breaking the protocol or flooding ends its side after its close frame
+and drops what still comes for ``LINGER`` seconds, so the client sees a close, not a reset.
 """
 
 from __future__ import annotations
