@@ -728,7 +728,9 @@ async def _hello(url: str, name: str, token: str | None = None) -> tuple[Any, st
     """A connection that said hello (resuming ``token``'s session), and its token."""
     # (no keepalive of its own, no bound on what waits unread: a watcher reads nothing while
     # the match is played)
-    ws = await connect(url, open_timeout=10, max_size=None, ping_interval=None, max_queue=None)
+    ws = await connect(
+        url, open_timeout=10, max_size=None, ping_interval=None, max_queue=None, close_timeout=1
+    )
     hello = {"type": "hello", "id": 1, "name": name, "version": PROTOCOL_VERSION}
     if token is not None:
         hello["token"] = token
@@ -768,9 +770,9 @@ async def _replay_askers(
     await asyncio.gather(*(asker(ws) for ws in conns))
     stats["window_ms"] = int((time.monotonic() - started) * 1000)
     await asyncio.sleep(0.5)
-    for ws in conns:
-        await ws.close()
-    await asyncio.gather(*readers)
+    for reader in readers:
+        reader.cancel()
+    await asyncio.gather(*(ws.close() for ws in conns), return_exceptions=True)
     return dict(stats)
 
 
