@@ -689,7 +689,7 @@ async def part_f(server: Server, sockets: int, addresses: int, seconds: float) -
     health = await asyncio.to_thread(healthz, server.url)
     hello = await player_hello(server.url)
     stats = await asyncio.to_thread(join_attacker, proc, queue, seconds)
-    await asyncio.sleep(3.0)  # their sockets gone: is the memory given back?
+    await asyncio.sleep(6.0)  # their sockets gone: is the memory given back?
     return {
         "sockets": sockets,
         "addresses": addresses,

@@ -36,6 +36,7 @@ from websockets.streams import StreamReader
 
 from server import frames
 from server.frames import Frame, FrameError, read_frame
+from server.heap import HeapTrimmer
 
 log = logging.getLogger(__name__)
 
@@ -559,6 +560,8 @@ class WebSocketServer:
         self._all_finished.set()
         self._next_part = 0
         self._server: asyncio.Server | None = None
+        #: Gives the heap's free pages back once many sockets went.
+        self.heap = HeapTrimmer()
         self._pinger: asyncio.Task[None] | None = None
 
     async def start(self, host: str, port: int, *, backlog: int = 511) -> None:
@@ -602,6 +605,7 @@ class WebSocketServer:
         while True:
             await asyncio.sleep(self.keepalive / KEEPALIVE_PARTS)
             self.sweep(part)
+            self.heap.maybe_trim()  # (many sockets gone: their buffers' pages back)
             part = (part + 1) % KEEPALIVE_PARTS
 
     @property
@@ -617,6 +621,7 @@ class WebSocketServer:
 
     def forget(self, ws: WebSocket) -> None:
         self._parts[ws.part].discard(ws)
+        self.heap.went()
 
     def sweep(self, part: int) -> None:
         """Close each open connection of ``part`` that sent nothing since its last ping,
