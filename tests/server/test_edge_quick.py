@@ -19,16 +19,16 @@ async def test_a_quick_match_past_the_open_rooms_cap_is_refused(redis_url: str) 
     ):
         for owner in (a, b):  # the address's two open rooms
             await owner.send(CreateRoom(deals=3))
-            await owner.recv_type(Snapshot)
+            await owner.recv_type(Snapshot, timeout=15)
         await c.send(QuickMatch())
-        refusal = await c.recv_type(Error)
+        refusal = await c.recv_type(Error, timeout=15)
         assert refusal.code == ErrorCode.LIMIT_REACHED
         assert "open rooms" in refusal.message
         assert not [m for m in c.received if isinstance(m, Snapshot)]
         await a.send(Leave())  # one of them ends: a quick match opens again
-        await a.recv_type(Left)
+        await a.recv_type(Left, timeout=15)
         await c.send(QuickMatch())
-        snapshot = await c.recv_type(Snapshot)
+        snapshot = await c.recv_type(Snapshot, timeout=15)
         assert snapshot.room.mode == "quick"
 
 
@@ -38,13 +38,13 @@ async def test_quick_matches_count_among_the_new_rooms_of_an_hour(redis_url: str
         for _ in range(2):
             async with wire_client(srv.url) as (client, _):
                 await client.send(QuickMatch())
-                await client.recv_type(Snapshot)
+                await client.recv_type(Snapshot, timeout=15)
                 await client.send(Leave())
-                await client.recv_type(Left)
+                await client.recv_type(Left, timeout=15)
         async with wire_client(srv.url) as (client, _):
             await client.send(CreateRoom(deals=3))  # the two quick rooms were this hour's two
-            refusal = await client.recv_type(Error)
+            refusal = await client.recv_type(Error, timeout=15)
             assert refusal.code == ErrorCode.LIMIT_REACHED and "new rooms" in refusal.message
             await client.send(QuickMatch())
-            refusal = await client.recv_type(Error)
+            refusal = await client.recv_type(Error, timeout=15)
             assert refusal.code == ErrorCode.LIMIT_REACHED and "new rooms" in refusal.message
