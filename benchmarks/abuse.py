@@ -18,13 +18,29 @@ d. one address opening private rooms for ``--rooms-seconds``, 20 connections at 
    memory after;
 e. ``--strong-clients`` headless ``ddz`` clients from one address each asking for a strong
    practice match (instant bots) and playing it: how many got one, and the CPU seconds the
-   server and its bot workers spent in ``--strong-seconds``.
+   server and its bot workers spent in ``--strong-seconds``;
+f. ``--half-open-sockets`` raw sockets from ``--half-open-addresses`` loopback addresses,
+   each trickling an opening request that never ends (1 KB every 100 ms, up to 60 KB),
+   for ``--half-open-seconds``: how they ended, whether ``/healthz`` and a player's hello
+   still worked meanwhile, and the server's RSS before, at its peak and once they are gone;
+g. a fragment flood for ``--fragment-seconds``: one message sent as 1,000,000 empty
+   continuation frames, then 1 MiB in 1-byte fragments, from a socket that connects again
+   when closed: the close codes, the server's CPU and peak RSS, a player's ping;
+h. a replay flood: a ``--replay-deals``-deal private match played out (bots, instant) with
+   ``--replay-askers`` - 1 watchers, then every one of them asking for its replay 19 times a
+   second for ``--replay-seconds``: replies and bytes a second, the server's CPU and peak
+   RSS, a player's ping.
+
+``--server-root`` and ``--server-python`` run another checkout's server (the figures before
+a change: the attackers and the measures stay this file's).
 
 The attackers run in processes of their own, so the player's latency is the server's, not
 the attackers' event loop. Keep runs short on a shared machine::
 
     .venv/bin/python benchmarks/abuse.py --reader-seconds 20 --flood-seconds 10 \\
         --silent-seconds 20 --out /tmp/abuse.json
+    .venv/bin/python benchmarks/abuse.py --parts bfgh --server-nofile 1024 \\
+        --server-root /work/main --server-python /work/main/.venv/bin/python
 """
 
 from __future__ import annotations
@@ -109,7 +125,14 @@ def rss_mb(pid: int) -> float:
 class Server:
     """One embedded Redis and one ddz-server, started here and stopped here."""
 
-    def __init__(self, extra: list[str], nofile: int = 0) -> None:
+    def __init__(
+        self,
+        extra: list[str],
+        nofile: int = 0,
+        root: Path = ROOT,
+        python: str = sys.executable,
+    ) -> None:
+        self.root, self.python = root, python
         self.tmp = Path(tempfile.mkdtemp(prefix="ddz-abuse-"))
         self.redis = EmbeddedRedis(self.tmp / "redis")
         self.port = free_port()
@@ -123,12 +146,12 @@ class Server:
 
     def start(self) -> None:
         redis_url = self.redis.start()
-        args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
+        args = [self.python, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--redis-url", redis_url, "--log-level", "WARNING", *self.extra]
         log = (self.tmp / "server.log").open("wb")
         self.proc = subprocess.Popen(
             args,
-            cwd=ROOT,
+            cwd=self.root,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -257,17 +280,118 @@ async def _garbage(url: str, seconds: float, reconnect: bool = True) -> dict[str
     return dict(stats)
 
 
-def _run_attacker(kind: str, url: str, seconds: float, out: Any) -> None:
+HALF_OPEN_HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+
+
+async def _half_open(url: str, seconds: float, sockets: int, addresses: int) -> dict[str, int]:
+    """``sockets`` raw sockets from ``addresses`` loopback addresses (127.0.0.10 on), each
+    trickling a request head that never ends: 1 KB every 100 ms, up to 60 KB."""
+    stats = Counter[str]()
+    host, port = url.removeprefix("ws://").split(":")
+    deadline = time.monotonic() + seconds
+    gate = asyncio.Semaphore(200)
+
+    async def one(i: int) -> None:
+        source = f"127.0.0.{10 + i % addresses}"
+        try:
+            async with gate:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection(host, int(port), local_addr=(source, 0)), 10
+                )
+        except (OSError, TimeoutError):
+            stats["connect failed"] += 1
+            return
+        stats["connected"] += 1
+        sent = 0
+        ended = asyncio.ensure_future(reader.read(200))
+        try:
+            writer.write(HALF_OPEN_HEAD)
+            while time.monotonic() < deadline and not ended.done():
+                if sent < 60 * 1024:
+                    writer.write(b"y" * 1024)
+                    sent += 1024
+                await asyncio.wait([ended], timeout=0.1)
+            if ended.done():
+                answer = ended.result()
+                stats[f"answered {answer.split(b' ', 2)[1].decode()}" if answer else "cut"] += 1
+            else:
+                stats["open at the end"] += 1
+        except (OSError, asyncio.IncompleteReadError):
+            stats["reset"] += 1
+        finally:
+            ended.cancel()
+            writer.close()
+
+    await asyncio.gather(*(one(i) for i in range(sockets)))
+    return dict(stats)
+
+
+def _fragments(empty: int) -> tuple[bytes, bytes]:
+    """A message's first frame (1 byte, not final) and a block of 8,192 continuations:
+    empty ones (``empty``), else of one byte each."""
+    first = b"\x02\x81\x00\x00\x00\x00x"
+    one = b"\x00\x80\x00\x00\x00\x00" if empty else b"\x00\x81\x00\x00\x00\x00x"
+    return first, one * 8192
+
+
+async def _fragment_flood(url: str, seconds: float) -> dict[str, int]:
+    """One message as 1,000,000 empty continuation frames, then one of 1 MiB in 1-byte
+    fragments, in turn, reconnecting when closed."""
+    stats = Counter[str]()
+    host, port = url.removeprefix("ws://").split(":")
+    deadline = time.monotonic() + seconds
+    empty = True
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.write(UPGRADE)
+        status = (await reader.readuntil(b"\r\n\r\n")).split(b" ", 2)[1].decode()
+        if status != "101":
+            stats[f"refused {status}"] += 1
+            writer.close()
+            await asyncio.sleep(0.05)
+            continue
+        stats["connections"] += 1
+        first, block = _fragments(empty)
+        total = 1_000_000 if empty else 1 << 20
+        counting = asyncio.ensure_future(_count_frames(reader, stats))
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            writer.write(first)
+            sent = 0
+            while sent < total and time.monotonic() < deadline and not counting.done():
+                writer.write(block)
+                await writer.drain()
+                sent += 8192
+            stats["fragments_written"] += sent
+        with contextlib.suppress(asyncio.IncompleteReadError, OSError, TimeoutError):
+            await asyncio.wait_for(counting, 2)
+        counting.cancel()
+        writer.close()
+        empty = not empty
+    return dict(stats)
+
+
+def _run_attacker(kind: str, url: str, seconds: float, out: Any, options: Any) -> None:
     if kind == "non_reader":
         out.put(asyncio.run(_non_reader(url, seconds)))
+    elif kind == "half_open":
+        out.put(asyncio.run(_half_open(url, seconds, *options)))
+    elif kind == "fragments":
+        out.put(asyncio.run(_fragment_flood(url, seconds)))
+    elif kind == "replays":
+        out.put(asyncio.run(_replay_askers(url, seconds, *options)))
     else:
         out.put(asyncio.run(_garbage(url, seconds, reconnect=kind == "garbage_reconnecting")))
 
 
-def start_attacker(kind: str, url: str, seconds: float) -> tuple[Any, Any]:
+def start_attacker(kind: str, url: str, seconds: float, options: Any = ()) -> tuple[Any, Any]:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_run_attacker, args=(kind, url, seconds, queue), daemon=True)
+    args = (kind, url, seconds, queue, options)
+    proc = ctx.Process(target=_run_attacker, args=args, daemon=True)
     proc.start()
     return proc, queue
 
@@ -529,6 +653,212 @@ def part_e(server: Server, clients: int, seconds: float) -> dict[str, Any]:
     }
 
 
+class RssWatch:
+    """The server's RSS sampled every 0.2 s in a thread, until stopped: the peak."""
+
+    def __init__(self, pid: int) -> None:
+        import threading
+
+        self.pid, self.samples = pid, [rss_mb(pid)]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            with contextlib.suppress(OSError):
+                self.samples.append(rss_mb(self.pid))
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        self._thread.join()
+        return {
+            "rss_mb_before": round(self.samples[0], 1),
+            "rss_mb_peak": round(max(self.samples), 1),
+            "rss_mb_end": round(self.samples[-1], 1),
+        }
+
+
+async def part_f(server: Server, sockets: int, addresses: int, seconds: float) -> dict[str, Any]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    watch = RssWatch(pid)
+    cpu0 = cpu_seconds(pid)
+    proc, queue = start_attacker("half_open", server.url, seconds, (sockets, addresses))
+    await asyncio.sleep(min(seconds / 2, 5.0))  # the sockets opening and trickling
+    health = await asyncio.to_thread(healthz, server.url)
+    hello = await player_hello(server.url)
+    stats = await asyncio.to_thread(join_attacker, proc, queue, seconds)
+    await asyncio.sleep(6.0)  # their sockets gone: is the memory given back?
+    return {
+        "sockets": sockets,
+        "addresses": addresses,
+        "seconds": seconds,
+        "attacker": stats,
+        "healthz_meanwhile": {"status": health[0], "seconds": round(health[1], 3)},
+        "player_hello_meanwhile": hello,
+        "server_cpu_seconds": round(cpu_seconds(pid) - cpu0, 2),
+        **watch.stop(),
+    }
+
+
+async def flood_with_pings(server: Server, kind: str, seconds: float) -> dict[str, Any]:
+    """An attacker of ``kind`` for ``seconds``, and meanwhile a player's pings, the
+    server's CPU and its RSS."""
+    assert server.proc is not None
+    pid = server.proc.pid
+    watch = RssWatch(pid)
+    proc, queue = start_attacker(kind, server.url, seconds)
+    await asyncio.sleep(1.0)  # the attacker's interpreter starting
+    cpu0, started = cpu_seconds(pid), time.monotonic()
+    rtts = await player_pings(server.url, max(seconds - 2.0, 1.0))
+    cpu, window = cpu_seconds(pid) - cpu0, time.monotonic() - started
+    stats = await asyncio.to_thread(join_attacker, proc, queue, seconds)
+    return {
+        "seconds": seconds,
+        "attacker": stats,
+        "server_cpu_seconds": round(cpu, 2),
+        "server_cpu_window_seconds": round(window, 2),
+        "ping_ms": {"p50": quantile(rtts, 0.5), "p99": quantile(rtts, 0.99), "n": len(rtts)},
+        **watch.stop(),
+    }
+
+
+async def _hello(url: str, name: str, token: str | None = None) -> tuple[Any, str]:
+    """A connection that said hello (resuming ``token``'s session), and its token."""
+    # (no keepalive of its own, no bound on what waits unread: a watcher reads nothing while
+    # the match is played)
+    ws = await connect(
+        url, open_timeout=10, max_size=None, ping_interval=None, max_queue=None, close_timeout=1
+    )
+    hello = {"type": "hello", "id": 1, "name": name, "version": PROTOCOL_VERSION}
+    if token is not None:
+        hello["token"] = token
+    await ws.send(msgpack.packb(hello))
+    welcome = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+    return ws, str(welcome.get("token"))
+
+
+async def _replay_askers(
+    url: str, seconds: float, code: str, tokens: list[str], rate: float
+) -> dict[str, int]:
+    """Each session of ``tokens`` on a connection of its own, asking for ``code``'s replay
+    ``rate`` times a second; replies counted (a replay is the only long one)."""
+    stats = Counter[str]()
+    conns = [(await _hello(url, "again", token))[0] for token in tokens]
+    ask = msgpack.packb({"type": "get_replay", "id": 7, "code": code})
+
+    async def drain(ws: Any) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in ws:
+                if len(frame) > 1000:
+                    stats["replays"] += 1
+                    stats["replay_bytes"] += len(frame)
+                else:
+                    stats["short replies"] += 1
+
+    async def asker(ws: Any) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(ask)
+                stats["asked"] += 1
+            await asyncio.sleep(1 / rate)
+
+    readers = [asyncio.ensure_future(drain(ws)) for ws in conns]
+    started = time.monotonic()
+    await asyncio.gather(*(asker(ws) for ws in conns))
+    stats["window_ms"] = int((time.monotonic() - started) * 1000)
+    await asyncio.sleep(0.5)
+    for reader in readers:
+        reader.cancel()
+    await asyncio.gather(*(ws.close() for ws in conns), return_exceptions=True)
+    return dict(stats)
+
+
+async def _create_room(ws: Any, deals: int) -> Any:
+    """Create a private room of ``deals`` deals: its first snapshot."""
+    from protocol.codec import decode_server
+    from protocol.messages import Snapshot
+
+    await ws.send(msgpack.packb({"type": "create_room", "id": 2, "deals": deals}))
+    while True:
+        message = decode_server(await asyncio.wait_for(ws.recv(), 10))
+        if isinstance(message, Snapshot):
+            return message
+
+
+async def _play_out(ws: Any, snapshot: Any) -> None:
+    """Seat two bots in my room and play its match out with an easy policy."""
+    from client.auto import AutoPlayer
+    from client.table import TableState
+    from protocol.codec import decode_server, encode
+    from protocol.events import MatchEnded
+    from protocol.messages import Error, SeatBot, Snapshot
+
+    auto, state, rid = AutoPlayer.for_level("easy"), TableState.from_snapshot(snapshot), 10
+    await ws.send(encode(SeatBot(id=3, level="easy")))
+    await ws.send(encode(SeatBot(id=4, level="easy")))
+    async with asyncio.timeout(300):
+        while True:
+            message = decode_server(await ws.recv())
+            if isinstance(message, Snapshot):
+                state = TableState.from_snapshot(message)
+            else:
+                state = state.apply(message)
+            if isinstance(message, MatchEnded):
+                return
+            if isinstance(message, Error):
+                if message.code in ("rate_limited", "unavailable"):
+                    await asyncio.sleep(0.2)  # refused unapplied: decide again shortly
+                auto.forget(state)
+            request = auto.next_request(state)
+            if request is not None:
+                rid += 1
+                await ws.send(encode(request.model_copy(update={"id": rid})))
+
+
+async def part_h(server: Server, deals: int, askers: int, seconds: float) -> dict[str, Any]:
+    """A finished match's replay asked for 19 times a second by each of ``askers``
+    connections that played or watched it (resumed in a process of their own)."""
+    assert server.proc is not None
+    pid = server.proc.pid
+    host, host_token = await _hello(server.url, "host")
+    snapshot = await _create_room(host, deals)
+    code = snapshot.room.code
+    watchers = [await _hello(server.url, f"w{n}") for n in range(askers - 1)]
+    for ws, _ in watchers:
+        await ws.send(msgpack.packb({"type": "watch", "id": 2, "code": code}))
+    played = time.monotonic()
+    await _play_out(host, snapshot)
+    played = time.monotonic() - played
+    tokens = [host_token, *(token for _, token in watchers)]
+    for ws in [host, *(ws for ws, _ in watchers)]:
+        await ws.close()
+    watch = RssWatch(pid)
+    proc, queue = start_attacker("replays", server.url, seconds, (code, tokens, 19.0))
+    await asyncio.sleep(2.0)  # the askers' interpreter starting and saying hello
+    cpu0, started = cpu_seconds(pid), time.monotonic()
+    rtts = await player_pings(server.url, max(seconds - 3.0, 1.0))
+    cpu, window = cpu_seconds(pid) - cpu0, time.monotonic() - started
+    stats = await asyncio.to_thread(join_attacker, proc, queue, seconds)
+    asked_window = max(stats.get("window_ms", 1), 1) / 1000
+    return {
+        "deals": deals,
+        "played_in_seconds": round(played, 1),
+        "askers": askers,
+        "seconds": seconds,
+        "asked": stats.get("asked", 0),
+        "replays_a_second": round(stats.get("replays", 0) / asked_window, 1),
+        "replay_mb_a_second": round(stats.get("replay_bytes", 0) / asked_window / 1e6, 2),
+        "short_replies": stats.get("short replies", 0),
+        "server_cpu_seconds": round(cpu, 2),
+        "server_cpu_window_seconds": round(window, 2),
+        "ping_ms": {"p50": quantile(rtts, 0.5), "p99": quantile(rtts, 0.99), "n": len(rtts)},
+        **watch.stop(),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reader-seconds", type=float, default=20.0)
@@ -538,7 +868,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rooms-seconds", type=float, default=20.0)
     p.add_argument("--strong-clients", type=int, default=48)
     p.add_argument("--strong-seconds", type=float, default=30.0)
-    p.add_argument("--parts", default="abcde", help="which parts to run")
+    p.add_argument("--half-open-sockets", type=int, default=1100)
+    p.add_argument("--half-open-addresses", type=int, default=1)
+    p.add_argument("--half-open-seconds", type=float, default=15.0)
+    p.add_argument("--fragment-seconds", type=float, default=15.0)
+    p.add_argument("--replay-deals", type=int, default=9)
+    p.add_argument("--replay-askers", type=int, default=51)
+    p.add_argument("--replay-seconds", type=float, default=15.0)
+    p.add_argument("--parts", default="abcdefgh", help="which parts to run")
+    p.add_argument("--server-root", type=Path, default=ROOT, help="the checkout to serve")
+    p.add_argument("--server-python", default=sys.executable, help="its interpreter")
     p.add_argument("--server-args", default="", help="more ddz-server flags")
     p.add_argument(
         "--server-nofile", type=int, default=0, help="run the server with this open-file limit"
@@ -547,7 +886,10 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # 2,000 sockets of our own
-    server = Server(args.server_args.split(), args.server_nofile)
+    extra = args.server_args.split()
+    if "h" in args.parts and "--bot-speed" not in extra:
+        extra += ["--bot-speed", "instant"]  # (the replay's match played out at once)
+    server = Server(extra, args.server_nofile, args.server_root, args.server_python)
     server.start()
     results: dict[str, Any] = {}
     try:
@@ -570,6 +912,23 @@ def main(argv: list[str] | None = None) -> None:
         if "e" in args.parts:
             results["e_strong_bots"] = part_e(server, args.strong_clients, args.strong_seconds)
             print(json.dumps(results["e_strong_bots"]), flush=True)
+        if "f" in args.parts:
+            results["f_half_open"] = asyncio.run(
+                part_f(
+                    server, args.half_open_sockets, args.half_open_addresses, args.half_open_seconds
+                )
+            )
+            print(json.dumps(results["f_half_open"]), flush=True)
+        if "g" in args.parts:
+            results["g_fragments"] = asyncio.run(
+                flood_with_pings(server, "fragments", args.fragment_seconds)
+            )
+            print(json.dumps(results["g_fragments"]), flush=True)
+        if "h" in args.parts:
+            results["h_replays"] = asyncio.run(
+                part_h(server, args.replay_deals, args.replay_askers, args.replay_seconds)
+            )
+            print(json.dumps(results["h_replays"]), flush=True)
     finally:
         server.stop()
     if args.out:

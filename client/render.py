@@ -125,7 +125,7 @@ def _play_text(play: TablePlay | CardsPlayed) -> Fragments:
 
 #: Letters of a listed room's code: the server gives a room anyone may find in the list (a
 #: quick match, a public room) a short code, and an unlisted one a long code shown in two
-#: groups (``K7P2Q-M4XTR``), what keeps it private (``server/codes.py``).
+#: groups (``K7P2Q-M4XTR``), what keeps it private (``server/lobby/codes.py``).
 LISTED_CODE_LENGTH = 5
 
 

@@ -7,10 +7,17 @@ what follows, zero-width joiners, soft hyphens), no line or paragraph separators
 surrogates, private-use or unassigned code points. Whitespace at either end is stripped;
 spaces inside are kept. A refusal names the first bad character by its code point, never
 the text itself.
+
+A name must also show something and be told from the table's own names: at least one
+visible character (not only spaces, combining marks, or letters that draw nothing such as
+the Hangul filler U+3164 or the blank braille pattern U+2800), no more than
+``MARKS_IN_A_ROW`` combining marks on one character (stacked marks spill over the lines
+around it), and nothing that reads as a bot's name ("easy bot 1").
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Most characters in a name, after stripping.
@@ -18,6 +25,15 @@ NAME_MAX = 24
 #: Unicode general categories a name may not hold: control, format, surrogate, private
 #: use, unassigned, line and paragraph separators.
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: Combining marks one character may carry: enough for any script's stacked diacritics
+#: (Vietnamese, Thai, Hebrew points), not for marks piled into the lines above and below.
+MARKS_IN_A_ROW = 4
+#: Characters that are letters or symbols and yet draw nothing: the Hangul fillers, the
+#: blank braille pattern, the Mongolian vowel separator, the Khmer inherent vowels.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
+#: What the server names its bots ("easy bot 1", "strong bot 2 (2)"), read case-folded
+#: with spaces collapsed.
+BOT_NAME = re.compile(r"(?:(?:easy|normal|strong)\s*)?bot\s*\d*(?:\s*\(\d+\))?")
 
 
 def unprintable(text: str) -> str | None:
@@ -26,6 +42,31 @@ def unprintable(text: str) -> str | None:
         if unicodedata.category(char) in REFUSED_CATEGORIES:
             return char
     return None
+
+
+def visible(char: str) -> bool:
+    """Whether ``char`` draws something of its own (a space, a mark or a blank does not)."""
+    return not (
+        char.isspace()
+        or unicodedata.category(char)[0] in "MZ"
+        or char in BLANKS
+        or unicodedata.category(char) in REFUSED_CATEGORIES
+    )
+
+
+def longest_marks(text: str) -> int:
+    """The most combining marks in a row in ``text``."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if unicodedata.category(char)[0] == "M" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def looks_like_a_bot(text: str) -> bool:
+    """Whether ``text`` reads as one of the server's bot names."""
+    folded = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return BOT_NAME.fullmatch(folded) is not None
 
 
 def checked_name(value: str) -> str:
@@ -37,6 +78,12 @@ def checked_name(value: str) -> str:
         raise ValueError(f"a name is printable text: U+{ord(bad):04X} is not allowed")
     if not 1 <= len(name) <= NAME_MAX:
         raise ValueError(f"a name has 1 to {NAME_MAX} characters (spaces at the ends do not count)")
+    if not any(visible(char) for char in name):
+        raise ValueError("a name needs a visible character (letters, digits or symbols)")
+    if longest_marks(name) > MARKS_IN_A_ROW:
+        raise ValueError(f"a name has at most {MARKS_IN_A_ROW} combining marks in a row")
+    if looks_like_a_bot(name):
+        raise ValueError("a name may not look like a bot's (such as 'easy bot 1')")
     return name
 
 
@@ -52,4 +99,4 @@ def safe_name(text: str, fallback: str = "player") -> str:
     """A name made from ``text`` that was stored before names were checked: the characters
     a name may not hold dropped, stripped, cut to length; ``fallback`` if nothing is left."""
     kept = "".join(char for char in text if unprintable(char) is None).strip()[:NAME_MAX].strip()
-    return kept or fallback
+    return kept if is_name(kept) else fallback

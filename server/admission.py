@@ -3,11 +3,16 @@
 The client's address is the TCP peer's, unless the peer is a trusted reverse proxy
 (``--trusted-proxies``, addresses or networks): then the last address of X-Forwarded-For
 (the one that proxy appended: anything before it the client may have written), else its
-X-Real-IP. Caps are checked before the upgrade (the transport's ``answer``), so a refusal is a
-plain HTTP answer with a one-line reason: 503 past ``max_connections`` (this process is
-full), 429 past ``max_connections_per_address``. ``/healthz`` and ``/metrics`` are answered
-before the caps are looked at. A connection counts from its admission until its socket is
-gone, whether or not its handshake completed.
+X-Real-IP. A refusal is a plain HTTP answer with a one-line reason: 503 past
+``max_connections`` (this process is full), 429 past ``max_connections_per_address``.
+
+Sockets are counted from their first byte (``arrived``), before their request is read, by
+the TCP peer's address: one address may hold ``SOCKETS_PER_CONNECTION`` times its cap of
+connections in sockets, upgraded or not, so sockets that trickle their request or never
+send one cannot hold the process's file descriptors (a trusted proxy's sockets are not
+counted there: the proxy bounds its own). The caps on websocket connections are checked at
+the upgrade (``admit``): ``/healthz``, ``/metrics`` and the page are answered before them.
+A socket counts until it is gone.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: 1,024 files and 128 kept, 2,000 connects 200 at a time still ran out (417 got no answer).
 FD_RESERVE = 128
 FD_RESERVE_SHARE = 0.25
+#: Sockets one peer address may hold per websocket connection it may hold: its connections,
+#: and as many again in their handshake or asking for the page, /healthz or /metrics.
+SOCKETS_PER_CONNECTION = 2
 
 
 def parse_proxies(text: str) -> tuple[Network, ...]:
@@ -64,6 +72,35 @@ def client_address(peer: str, headers: Headers, proxies: tuple[Network, ...]) ->
     return named or peer
 
 
+def parse_origins(text: str) -> frozenset[str]:
+    """``"https://ddz.example, http://localhost:8765"``: the allowed origins, as browsers
+    send them (scheme://host[:port], lower case, no path)."""
+    origins = set()
+    for part in text.split(","):
+        origin = part.strip().rstrip("/").lower()
+        if not origin:
+            continue
+        scheme, sep, rest = origin.partition("://")
+        if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
+            raise ValueError(f"{part.strip()!r} is not an origin (https://host[:port])")
+        origins.add(origin)
+    return frozenset(origins)
+
+
+def origin_allowed(headers: Headers, allowed: frozenset[str]) -> bool:
+    """Whether a websocket upgrade with these headers may open: any when no origin is
+    listed; else one with no ``Origin`` (not a browser's page), one from this server's own
+    page (the origin's host is the request's ``Host``), or a listed one."""
+    origin = headers.get("Origin")
+    if not allowed or origin is None:
+        return True
+    origin = origin.strip().lower()
+    host = headers.get("Host", "").strip().lower()
+    if host and origin.partition("://")[2] == host:
+        return True
+    return origin in allowed
+
+
 @dataclass(frozen=True)
 class Refusal:
     """A connection refused before its upgrade: the HTTP status, a metric label, a reason."""
@@ -81,21 +118,49 @@ class Admission:
         self.max_total = max_total
         self.max_per_address = max_per_address
         self.proxies = parse_proxies(proxies)
+        #: Upgraded connections, in all and by client address.
         self.total = 0
         self.by_address: Counter[str] = Counter()
+        #: Sockets by peer address from their first byte (a trusted proxy's not counted).
+        self.sockets: Counter[str] = Counter()
+        self._peers: dict[WebSocket, str] = {}
         self._addresses: dict[WebSocket, str] = {}
 
-    def admit(self, ws: WebSocket, request: Request) -> Refusal | None:
-        """Count ``ws`` in, or say why not; it counts until its socket is lost
-        (``release``)."""
+    @property
+    def max_sockets(self) -> int:
+        """The most sockets one peer address may hold, upgraded or not (0: no cap)."""
+        return SOCKETS_PER_CONNECTION * self.max_per_address
+
+    def arrived(self, ws: WebSocket) -> Refusal | None:
+        """A socket is up, nothing read: count it under its peer's address, or refuse it
+        past ``max_sockets`` (a trusted proxy's sockets are not counted here)."""
+        peer = ws.remote_address[0] if ws.remote_address else ""
+        if self.proxies and _trusted(peer, self.proxies):
+            return None
+        if 0 < self.max_sockets <= self.sockets[peer]:
+            return self._too_many()
+        self.sockets[peer] += 1
+        self._peers[ws] = peer
+        return None
+
+    def _too_many(self) -> Refusal:
+        text = f"too many connections from your address (at most {self.max_per_address})\n"
+        return Refusal(HTTPStatus.TOO_MANY_REQUESTS, "per_address", text)
+
+    def address(self, ws: WebSocket, request: Request) -> str:
+        """The client address of ``ws``, which sent ``request``."""
         peer = ws.remote_address
-        address = client_address(peer[0] if peer else "", request.headers, self.proxies)
+        return client_address(peer[0] if peer else "", request.headers, self.proxies)
+
+    def admit(self, ws: WebSocket, request: Request) -> Refusal | None:
+        """Count ``ws``'s upgrade in, or say why not; it counts until its socket is lost
+        (``release``)."""
+        address = self.address(ws, request)
         if 0 < self.max_total <= self.total:
             text = "server full: too many connections, try again later\n"
             return Refusal(HTTPStatus.SERVICE_UNAVAILABLE, "total", text)
         if 0 < self.max_per_address <= self.by_address[address]:
-            text = f"too many connections from your address (at most {self.max_per_address})\n"
-            return Refusal(HTTPStatus.TOO_MANY_REQUESTS, "per_address", text)
+            return self._too_many()
         self.total += 1
         self.by_address[address] += 1
         self._addresses[ws] = address
@@ -107,19 +172,26 @@ class Admission:
 
     def release(self, ws: WebSocket) -> None:
         """``ws``'s socket is gone: it counts no more."""
+        peer = self._peers.pop(ws, None)
+        if peer is not None:
+            _discount(self.sockets, peer)
         address = self._addresses.pop(ws, None)
-        if address is None:
-            return
-        self.total -= 1
-        self.by_address[address] -= 1
-        if self.by_address[address] <= 0:
-            del self.by_address[address]
+        if address is not None:
+            self.total -= 1
+            _discount(self.by_address, address)
 
 
-def connection_cap(wanted: int) -> int:
+def _discount(counter: Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
+
+
+def connection_cap(wanted: int, *, explicit: bool = True) -> int:
     """The most connections this process can hold: ``wanted``, lowered to what the open-file
     limit leaves after a reserve (its soft limit raised to the hard one first), so that
-    running out of descriptors does not fail /healthz or the players already here."""
+    running out of descriptors does not fail /healthz or the players already here. Lowering
+    a cap the operator set (``explicit``) is a warning; lowering the default, information."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and soft < hard:
         with contextlib.suppress(ValueError, OSError):
@@ -129,9 +201,11 @@ def connection_cap(wanted: int) -> int:
         return wanted
     room = max(soft - max(FD_RESERVE, int(soft * FD_RESERVE_SHARE)), 1)
     if wanted > room:
-        log.warning(
-            "--max-connections %d is above what %d open files allow: at most %d",
-            wanted, soft, room,
+        log.log(
+            logging.WARNING if explicit else logging.INFO,
+            "at most %d connections: what %d open files allow (--max-connections %d;"
+            " raise the open-file limit for more)",
+            room, soft, wanted,
         )  # fmt: skip
         return room
     return wanted

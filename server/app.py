@@ -191,16 +191,24 @@ class App:
             request_id, kind = message.id, message.type
             await self._dispatch(conn, message)
         except (Refusal, StoreError) as exc:
-            refusal = unavailable() if isinstance(exc, StoreError) else exc
-            outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
-            if isinstance(refusal, ProtocolError) and guard.refuse(time.monotonic()):
-                conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
-            else:
-                rid = request_id if refusal.request_id is None else refusal.request_id
-                conn.send(Error(code=refusal.code, message=refusal.message, request_id=rid))
+            # (handled in a call of its own: a local here naming the error would be held by
+            # its traceback, which holds this frame: a cycle per refusal for the collector)
+            outcome = self._refused(conn, exc, request_id)
         if outcome == "unavailable":
             self.metrics.redis_errors.inc()
         self.metrics.request_done(kind, outcome, time.perf_counter() - started)
+
+    def _refused(self, conn: Connection, exc: Refusal | StoreError, request_id: int | None) -> str:
+        """Answer a refused request (or close a connection refused too often); its
+        outcome for the metrics."""
+        refusal = unavailable() if isinstance(exc, StoreError) else exc
+        outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
+        if isinstance(refusal, ProtocolError) and conn.guard.refuse(time.monotonic()):
+            conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
+        else:
+            rid = request_id if refusal.request_id is None else refusal.request_id
+            conn.send(Error(code=refusal.code, message=refusal.message, request_id=rid))
+        return outcome
 
     async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
         if isinstance(message, Hello):

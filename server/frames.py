@@ -43,7 +43,7 @@ class Frame(NamedTuple):
     payload: bytes
 
 
-def read_frame(data: bytes, start: int, max_size: int) -> tuple[Frame, int] | None:
+def read_frame(data: bytes | bytearray, start: int, max_size: int) -> tuple[Frame, int] | None:
     """The client frame at ``data[start:]`` and where the next one starts, or None while it
     is not whole. A payload over ``max_size`` is refused from its header, before it comes."""
     have = len(data) - start

@@ -49,6 +49,9 @@ class Settings:
     max_connections: int = 25_000
     max_connections_per_address: int = 64
     trusted_proxies: str = ""
+    allowed_origins: str = ""
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
     hello_timeout: float = 10.0
     send_buffer_limit: int = 1 << 20
     flood_close_after: int = 200
@@ -133,6 +136,17 @@ _HELP: dict[str, tuple[str, str]] = {
         "DDZ_TRUSTED_PROXIES",
         "comma-separated addresses or networks of reverse proxies whose X-Forwarded-For"
         " (its last address) or X-Real-IP names the client",
+    ),
+    "allowed_origins": (
+        "DDZ_ALLOWED_ORIGINS",
+        "comma-separated origins (https://host[:port]) whose pages may open a websocket here,"
+        " besides this server's own page; others get HTTP 403 (empty: any origin)",
+    ),
+    "metrics_host": ("DDZ_METRICS_HOST", "address --metrics-port listens on"),
+    "metrics_port": (
+        "DDZ_METRICS_PORT",
+        "port to serve /metrics on, on --metrics-host, and not on the game port (0: on the"
+        " game port)",
     ),
     "hello_timeout": (
         "DDZ_HELLO_TIMEOUT",
@@ -219,10 +233,14 @@ def load_settings(
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     if parsed.redis_appendfsync not in APPENDFSYNC_CHOICES:
         parser.error(f"--redis-appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
-    from server.admission import parse_proxies
+    from server.admission import parse_origins, parse_proxies
 
     try:
         parse_proxies(parsed.trusted_proxies)
     except ValueError as exc:
         parser.error(f"--trusted-proxies: {exc}")
+    try:
+        parse_origins(parsed.allowed_origins)
+    except ValueError as exc:
+        parser.error(f"--allowed-origins: {exc}")
     return Settings(**vars(parsed))

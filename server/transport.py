@@ -2,9 +2,13 @@
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
 upgrading (503 while Redis does not answer), from the moment the process listens, before
-the stored rooms are back. A new connection past the caps is refused before the upgrade
-(``server.admission``); one that has not said hello within ``hello_timeout`` is closed (1008,
-"no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
+the stored rooms are back; ``/metrics`` is served here, or only on ``--metrics-port``. Only
+GET and HEAD are answered (HEAD without a body; anything else 405). A new connection past the
+caps is refused before the upgrade (``server.admission``), as is one from a page whose
+``Origin`` is not allowed (``--allowed-origins``); an address whose connections were closed
+for flooding or for breaking the protocol waits before its next upgrade
+(``server.flood.FloodRecord``); one that has not said hello within ``hello_timeout`` is
+closed (1008, "no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
 process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
 processes, close every connection with code 1001 and a reason, and return within the
 shutdown grace; the children (embedded Redis, bot workers) never see the terminal's
@@ -15,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import TypeVar
@@ -26,9 +32,9 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.admission import Admission, connection_cap
+from server.admission import Admission, connection_cap, origin_allowed, parse_origins
 from server.app import App
-from server.flood import TokenBucket
+from server.flood import FloodRecord, TokenBucket
 from server.frames import GOING_AWAY
 from server.gc_pacing import GcPacer
 from server.hub import Connection
@@ -37,9 +43,10 @@ from server.store.addresses import AddressStore
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from server.web import serve as web
-from server.websocket import WebSocket, WebSocketServer
+from server.websocket import Handler, WebSocket, WebSocketServer
 
 log = logging.getLogger(__name__)
+DEFAULTS = Settings()
 #: The transport closes a connection whose frame is above this (1009); below it, frames larger
 #: than ``Settings.max_frame`` get a TOO_LARGE error and the connection stays up.
 HARD_FRAME_LIMIT = 1 << 20
@@ -60,25 +67,42 @@ class _Listener:
         self.app = app
         self.admission = admission
         self._starting: asyncio.Future[None] | None = None
+        self.floods = FloodRecord()
+        self.origins = parse_origins(app.settings.allowed_origins)
+
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        refusal = self.admission.arrived(ws)
+        if refusal is None:
+            return None
+        self.app.metrics.refused_connections.labels(refusal.why).inc()
+        return refusal.status, refusal.text
 
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        if request.method not in web.METHODS:
+            return web.method_not_allowed()
+        response = await self._answer(ws, request)
+        if response is None and request.method != "GET":  # (an upgrade asked with HEAD)
+            return web.method_not_allowed()
+        return None if response is None else web.for_method(request.method, response)
+
+    async def _answer(self, ws: WebSocket, request: Request) -> Response | None:
         app = self.app
         if request.path == "/healthz":
-            if not await app.store.ping():
-                return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
-            return ws.respond(HTTPStatus.OK, "ok\n")
-        if request.path == "/metrics":
-            body = app.metrics.exposition()
-            headers = Headers(
-                [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))]
-            )
-            return Response(HTTPStatus.OK, "OK", headers, body)
+            return await healthz(app, ws)
+        if request.path == "/metrics" and not app.settings.metrics_port:
+            return metrics(app)
         page = web.answer(request)  # the browser table: GET / and its assets, else 404
         if page is not None:
             return page
         if not app.accepting and not await self._taking_players(STARTING_WAIT):
             # starting: nothing yet to hear from other processes
             return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
+        if not origin_allowed(request.headers, self.origins):
+            app.metrics.refused_connections.labels("origin").inc()
+            return ws.respond(HTTPStatus.FORBIDDEN, "this page's origin may not connect here\n")
+        wait = self.floods.wait(self.admission.address(ws, request), time.monotonic())
+        if wait > 0:  # its connections were closed for flooding: later, not never
+            await asyncio.sleep(wait)
         refusal = self.admission.admit(ws, request)
         if refusal is None:
             return None
@@ -96,21 +120,70 @@ class _Listener:
         return self.app.accepting
 
     def opened(self, ws: WebSocket) -> _Client:
-        return _Client(self.app, ws, self.admission.address_of(ws))
+        return _Client(self.app, ws, self.admission.address_of(ws), self.floods)
 
     def lost(self, ws: WebSocket) -> None:
         self.admission.release(ws)
+
+
+async def healthz(app: App, ws: WebSocket) -> Response:
+    """200 while Redis answers, else 503."""
+    if not await app.store.ping():
+        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
+    return ws.respond(HTTPStatus.OK, "ok\n")
+
+
+def metrics(app: App) -> Response:
+    """The Prometheus exposition of ``app``'s metrics."""
+    body = app.metrics.exposition()
+    headers = Headers(
+        [
+            ("Content-Type", CONTENT_TYPE_LATEST),
+            ("Content-Length", str(len(body))),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(HTTPStatus.OK, "OK", headers, body)
+
+
+class _MetricsListener:
+    """The metrics' own address (``--metrics-port``): ``/metrics`` and ``/healthz``,
+    nothing else, no websocket."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        return None
+
+    async def answer(self, ws: WebSocket, request: Request) -> Response | None:
+        if request.method not in web.METHODS:
+            return web.method_not_allowed()
+        if request.path == "/metrics":
+            response = metrics(self.app)
+        elif request.path == "/healthz":
+            response = await healthz(self.app, ws)
+        else:
+            response = ws.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        return web.for_method(request.method, response)
+
+    def opened(self, ws: WebSocket) -> Handler:
+        raise AssertionError("the metrics' address opens no websocket")
+
+    def lost(self, ws: WebSocket) -> None:
+        pass
 
 
 class _Client:
     """One open websocket: its ``Connection`` in the hub, its hello timeout; each message
     to ``App.receive``; ``App.disconnected`` at its end."""
 
-    __slots__ = ("app", "conn", "timer")
+    __slots__ = ("app", "conn", "floods", "timer")
 
-    def __init__(self, app: App, ws: WebSocket, address: str) -> None:
+    def __init__(self, app: App, ws: WebSocket, address: str, floods: FloodRecord) -> None:
         s = app.settings
         self.app = app
+        self.floods = floods
         self.conn = Connection(
             ws,
             TokenBucket(s.rate_limit, s.rate_burst),
@@ -133,6 +206,10 @@ class _Client:
             self.timer.cancel()
         if self.conn.dropped is not None:
             self.app.metrics.dropped_connections.labels(self.conn.dropped).inc()
+        if self.conn.dropped == "flood" or self.conn.ws.broke is not None:
+            # flooded, or broke the protocol (a fragment flood, frames no client sends):
+            # its address waits before its next upgrade
+            self.floods.closed(self.conn.address, time.monotonic())
         await self.app.disconnected(self.conn)
 
 
@@ -160,21 +237,29 @@ async def serve_app(
     stop = stop or asyncio.Event()
     watch_signals(stop)
     s = app.settings
-    cap = connection_cap(s.max_connections)
+    cap = connection_cap(s.max_connections, explicit=s.max_connections != DEFAULTS.max_connections)
     admission = Admission(cap, s.max_connections_per_address, s.trusted_proxies)
     # Messages are small msgpack maps and no extension is negotiated: a deflate context per
     # connection would cost tens of KB of memory each (~70 KB a player in the load test).
     server = WebSocketServer(_Listener(app, admission), max_size=HARD_FRAME_LIMIT)
-    await server.start(s.host, s.port)
+    await listen(server, s.host, s.port, "--port / DDZ_PORT")
+    scrape: WebSocketServer | None = None
+    if s.metrics_port:
+        scrape = WebSocketServer(_MetricsListener(app), max_size=1024, keepalive=0)
+        await listen(scrape, s.metrics_host, s.metrics_port, "--metrics-port / DDZ_METRICS_PORT")
+        log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
     try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
-        log.info("ddz-server listening on ws://%s:%d (event loop: %s)", s.host, s.port, kind)
+        page = f"http://{browsable(s.host)}:{s.port}/"
+        log.info("ddz-server: open %s in a browser (event loop: %s)", page, kind)
         if await _started(app, stop) and ready is not None:
             ready.set()
         await stop.wait()
         log.info("shutting down: closing %d connections", len(app.hub.all))
     finally:
         server.stop_accepting()
+        if scrape is not None:
+            scrape.stop_accepting()
     try:  # stop the rooms and hand them over; a step that hangs must not keep us up
         await asyncio.wait_for(app.close(), s.shutdown_grace)
     except TimeoutError:
@@ -182,6 +267,29 @@ async def serve_app(
     server.close_all(GOING_AWAY, "server shutting down", s.shutdown_grace)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
+
+
+async def listen(server: WebSocketServer, host: str, port: int, setting: str) -> None:
+    """Start ``server`` on ``host``:``port``; a port that cannot be had ends the process
+    with one line that says so and names the ``setting`` to change (no traceback)."""
+    try:
+        await server.start(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {port} on {host} is in use (another ddz-server?)"
+        else:
+            why = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+        raise SystemExit(f"ddz-server: {why}: choose another with {setting}") from None
+
+
+def browsable(host: str) -> str:
+    """The host to put in a URL for a server listening on ``host``: a wildcard address is
+    this machine's loopback, an IPv6 address is bracketed."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 async def _started(app: App, stop: asyncio.Event) -> bool:

@@ -12,6 +12,13 @@ loop and connection, the socket paused until the rest is parsed, so that a burst
 frames from one client does not stall every other. Whole messages go to the connection's
 ``Handler`` in order, one at a time, from a task that lives while its inbox holds messages
 (nothing waits on an idle connection); the socket is paused while ``INBOX_HIGH`` wait.
+
+What a client can make a connection hold is bounded: its request head (``MAX_REQUEST``, within
+``HEAD_TIMEOUT`` of its first byte; the listener may refuse a socket before reading anything,
+``Listener.arrived``), a message (``max_size`` in at most ``MAX_FRAGMENTS`` frames), and
+bytes arriving in pieces are appended to one buffer, never joined again and again. A
+connection failed for breaking the protocol or flooding ends its side after its close frame
+and drops what still comes for ``LINGER`` seconds, so the client sees a close, not a reset.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from websockets.streams import StreamReader
 
 from server import frames
 from server.frames import Frame, FrameError, read_frame
+from server.heap import HeapTrimmer
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +51,24 @@ INBOX_LOW = 4
 #: Seconds a client has to complete its opening handshake, and to answer a close frame.
 OPEN_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 10.0
+#: Seconds from a connection's first byte to the end of its request's head: a browser sends
+#: it in one packet; a socket trickling it holds a file descriptor for nothing.
+HEAD_TIMEOUT = 5.0
+#: Seconds a connection failed for abuse (or refused) is still read, and what it sends
+#: dropped, after its close frame or answer is sent: a client answering a close frame a
+#: moment later gets a clean end, not a connection reset (what the kernel sends for bytes
+#: that arrive at, or wait unread in, a closed socket).
+LINGER = 1.0
 #: Seconds between keepalive pings; a connection that sent nothing at all (not even the
 #: pong) from one ping to the next is closed as gone.
 KEEPALIVE = 20.0
 #: The connections are pinged in this many parts, spread over the keepalive interval.
 KEEPALIVE_PARTS = 20
-#: The longest opening request (its request line and headers).
-MAX_REQUEST = 64 * 1024
+#: The longest opening request (its request line and headers): a browser's is under 2 KB.
+MAX_REQUEST = 16 * 1024
+#: The most frames one message may come in (websockets' own bound): past it, 1009. Each
+#: fragment is a list slot and a frame parsed, whatever its size.
+MAX_FRAGMENTS = 4096
 
 Message = bytes | str
 #: Builds plain HTTP answers (``reject`` keeps no state of its own).
@@ -75,6 +94,10 @@ class Handler(Protocol):
 class Listener(Protocol):
     """The server's side of the opening handshake and of each connection's life."""
 
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        """A socket is up, nothing read yet: None to read its request, else the status
+        and text to refuse it with at once."""
+
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
         """A plain HTTP response (no upgrade), or None to open the websocket."""
 
@@ -91,6 +114,7 @@ class WebSocket(asyncio.Protocol):
         "_data",
         "_deaf",
         "_eof",
+        "_fragments",
         "_handler",
         "_inbox",
         "_inbox_full",
@@ -98,10 +122,12 @@ class WebSocket(asyncio.Protocol):
         "_opcode",
         "_paced",
         "_parts",
+        "_scanned",
         "_server",
         "_size",
         "_timer",
         "_worker",
+        "broke",
         "heard",
         "part",
         "remote_address",
@@ -118,13 +144,19 @@ class WebSocket(asyncio.Protocol):
         #: Whether anything came since the last keepalive ping; when it is pinged.
         self.heard = True
         self.part = 0  # (given by the server when the socket is up)
-        self._data = b""  # received, not parsed yet
+        #: The close code of the protocol rule the client broke (1002, 1007, 1009), if it did.
+        self.broke: int | None = None
+        #: Received, not parsed yet: the bytes of one read, or a bytearray that reads are
+        #: appended to (a frame arriving in pieces is joined in linear time).
+        self._data: bytes | bytearray = b""
+        self._scanned = 0  # bytes of the request's head looked through for its end
         self._paced = False  # behind by more than a slice: the rest parsed next turn
         self._eof = False
         self._deaf = False  # read nothing more
         self._parts: list[bytes] | None = None  # a fragmented message so far
         self._opcode = frames.BINARY
         self._size = 0
+        self._fragments = 0
         self._inbox: collections.deque[Message] | None = None
         self._inbox_full = False
         self._worker: asyncio.Task[None] | None = None
@@ -139,12 +171,33 @@ class WebSocket(asyncio.Protocol):
         peer = self.transport.get_extra_info("peername")
         self.remote_address = (str(peer[0]), int(peer[1])) if peer else None
         self._server.track(self)
-        self._timer = self._server.loop.call_later(self._server.open_timeout, self.transport.abort)
+        refusal = self._server.listener.arrived(self)
+        if refusal is not None:  # counted from its first byte: refused before it asks
+            self._refuse(*refusal)
+            return
+        self._timer = self._server.loop.call_later(self._server.head_timeout, self._head_late)
+
+    def _head_late(self) -> None:
+        """The head's deadline: abort a connection still sending its request; one being
+        answered has the rest of the opening handshake's time."""
+        self._timer = None
+        if self.state is not State.CONNECTING:
+            return
+        if self._worker is None:
+            self.transport.abort()
+            return
+        rest = max(self._server.open_timeout - self._server.head_timeout, 0.0)
+        self._timer = self._server.loop.call_later(rest, self.transport.abort)
 
     def data_received(self, data: bytes) -> None:
         if self._deaf:
-            return
-        self._data = self._data + data if self._data else data
+            return  # (lingering: dropped)
+        if not self._data:
+            self._data = data
+        elif isinstance(self._data, bytearray):
+            self._data += data
+        else:
+            self._data = bytearray(self._data) + data
         if self.state is State.CONNECTING:
             if self._worker is None:  # (else its request is being answered)
                 self._request()
@@ -176,17 +229,22 @@ class WebSocket(asyncio.Protocol):
             self._lost.set_result(None)
         if self._handler is not None and self._worker is None:
             self._server.finish(self._handler)
+            self._handler = None  # (it names this connection: no cycle left to collect)
         # else the worker hands its last messages over, then finishes
 
     # -- the opening handshake
 
     def _request(self) -> None:
-        end = self._data.find(b"\r\n\r\n")
+        end = self._data.find(b"\r\n\r\n", max(self._scanned - 3, 0))
         if end < 0:
+            self._scanned = len(self._data)
             if len(self._data) > MAX_REQUEST:
                 self._refuse(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request too large\n")
             return
-        head, self._data = self._data[: end + 4], self._data[end + 4 :]
+        if end + 4 > MAX_REQUEST:
+            self._refuse(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request too large\n")
+            return
+        head, self._data = bytes(self._data[: end + 4]), bytes(self._data[end + 4 :])
         reader = StreamReader()
         reader.feed_data(head)
         parser = Request.parse(reader.read_line)
@@ -217,11 +275,14 @@ class WebSocket(asyncio.Protocol):
             return
         if response is None:
             response = ServerProtocol().accept(request)
+        if response.status_code != 101 and "X-Content-Type-Options" not in response.headers:
+            response.headers["X-Content-Type-Options"] = "nosniff"
         self.transport.write(response.serialize())
         if response.status_code != 101 or self._eof:
             self.state = State.CLOSING
             self._deaf = True
-            self.transport.close()
+            self._data = b""
+            self._linger()
             return
         if self._timer is not None:
             self._timer.cancel()
@@ -234,15 +295,35 @@ class WebSocket(asyncio.Protocol):
             self._parse()
 
     def respond(self, status: HTTPStatus, text: str) -> Response:
-        """A plain-text HTTP response that closes the connection (websockets' own)."""
-        return _HTTP.reject(status, text)
+        """A plain-text HTTP response that closes the connection (websockets' own), with
+        ``nosniff`` as every answer here."""
+        response = _HTTP.reject(status, text)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     def _refuse(self, status: HTTPStatus, text: str) -> None:
         self.transport.write(self.respond(status, text).serialize())
         self.state = State.CLOSING
         self._deaf = True
         self._data = b""
-        self.transport.close()
+        self._linger()
+
+    def _linger(self) -> None:
+        """End our side (what is written goes first), read and drop what the client still
+        sends until it closes its side, or ``LINGER`` seconds: no reset for a client that
+        answers a moment later."""
+        transport = self.transport
+        if transport.is_closing():
+            return
+        if self._eof or not transport.can_write_eof():  # (the client has closed its side)
+            transport.close()
+            return
+        self._paced = False
+        transport.write_eof()
+        transport.resume_reading()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._server.loop.call_later(LINGER, transport.close)
 
     # -- frames in
 
@@ -253,7 +334,7 @@ class WebSocket(asyncio.Protocol):
         try:
             while at < len(data):
                 if at >= READ_SLICE:  # a slice parsed: the rest on the next turn
-                    self._data = data[at:]
+                    self._data = _rest(data, at)
                     if not self._paced:
                         self._paced = True
                         self.transport.pause_reading()
@@ -267,9 +348,10 @@ class WebSocket(asyncio.Protocol):
                 if self._deaf:
                     return
         except FrameError as exc:
+            self.broke = exc.code
             self.fail(exc.code, exc.reason)
             return
-        self._data = data[at:] if at < len(data) else b""
+        self._data = _rest(data, at)
         if self._paced:
             self._paced = False
             if self._eof:
@@ -300,12 +382,16 @@ class WebSocket(asyncio.Protocol):
                 self._message(opcode, frame.payload)
             else:
                 self._opcode, self._parts, self._size = opcode, [frame.payload], len(frame.payload)
+                self._fragments = 1
         elif opcode == frames.CONT:
             if self._parts is None:
                 raise FrameError(frames.PROTOCOL_ERROR, "unexpected continuation frame")
             self._size += len(frame.payload)
+            self._fragments += 1
             if self._size > self._server.max_size:
                 raise FrameError(frames.TOO_BIG, "message over the size limit")
+            if self._fragments > MAX_FRAGMENTS:
+                raise FrameError(frames.TOO_BIG, "message in too many fragments")
             self._parts.append(frame.payload)
             if frame.fin:
                 payload, self._parts = b"".join(self._parts), None
@@ -364,6 +450,7 @@ class WebSocket(asyncio.Protocol):
             if not inbox:
                 self._inbox = None  # (a deque is a block of 64 slots: none kept while idle)
         if self.state is State.CLOSED:
+            self._handler = None
             await self._server.finished(handler)
 
     # -- frames out
@@ -400,9 +487,10 @@ class WebSocket(asyncio.Protocol):
         self._timer = self._server.loop.call_later(timeout, self.transport.abort)
 
     def fail(self, code: int, reason: str) -> None:
-        """Send a close frame and close the socket now, reading nothing more: for a client
-        that broke the protocol or flooded, whose side of the closing handshake is not worth
-        waiting for (what it sent meanwhile would be read and thrown away)."""
+        """Send a close frame and end our side now, parsing nothing more: for a client that
+        broke the protocol or flooded, whose side of the closing handshake is not worth
+        parsing. What it still sends is read and dropped for ``LINGER`` seconds at most,
+        until it closes (``_linger``)."""
         log.debug("closing a connection (%d): %s", code, reason)
         if self.state is State.OPEN:
             self.transport.write(frames.close_frame(code, reason))
@@ -410,9 +498,10 @@ class WebSocket(asyncio.Protocol):
             self.state = State.CLOSING
         self._deaf = True
         self._data = b""
+        self._parts = None
         if self._inbox is not None:
             self._inbox.clear()
-        self.transport.close()  # what is written goes out first
+        self._linger()
 
     def abort(self) -> None:
         """Close the socket at once, dropping what is not sent."""
@@ -427,6 +516,19 @@ class WebSocket(asyncio.Protocol):
         await asyncio.shield(self._lost)
 
 
+def _rest(data: bytes | bytearray, at: int) -> bytes | bytearray:
+    """What is left of ``data`` from ``at``: a bytearray's front is dropped in place (no
+    copy of the rest), a read's rest copied once into one that later reads extend."""
+    if at >= len(data):
+        return b""
+    if not at:
+        return data
+    if isinstance(data, bytearray):
+        del data[:at]
+        return data
+    return bytearray(memoryview(data)[at:])
+
+
 class WebSocketServer:
     """Accepts websocket connections for a ``Listener``, keeps them alive with pings, and
     closes them all at shutdown."""
@@ -438,6 +540,7 @@ class WebSocketServer:
         max_size: int,
         keepalive: float = KEEPALIVE,
         open_timeout: float = OPEN_TIMEOUT,
+        head_timeout: float = HEAD_TIMEOUT,
     ) -> None:
         self.listener = listener
         #: The longest message (and frame) read; a longer one closes its connection (1009).
@@ -446,6 +549,8 @@ class WebSocketServer:
         self.keepalive = keepalive
         #: Seconds a client has to complete its opening handshake.
         self.open_timeout = open_timeout
+        #: Seconds from its first byte a client has to send its request's head.
+        self.head_timeout = min(head_timeout, open_timeout)
         self.loop = asyncio.get_running_loop()
         #: The connections whose socket is up, in their keepalive parts.
         self._parts: list[set[WebSocket]] = [set() for _ in range(KEEPALIVE_PARTS)]
@@ -455,6 +560,8 @@ class WebSocketServer:
         self._all_finished.set()
         self._next_part = 0
         self._server: asyncio.Server | None = None
+        #: Gives the heap's free pages back once many sockets went.
+        self.heap = HeapTrimmer()
         self._pinger: asyncio.Task[None] | None = None
 
     async def start(self, host: str, port: int, *, backlog: int = 511) -> None:
@@ -498,6 +605,7 @@ class WebSocketServer:
         while True:
             await asyncio.sleep(self.keepalive / KEEPALIVE_PARTS)
             self.sweep(part)
+            self.heap.maybe_trim()  # (many sockets gone: their buffers' pages back)
             part = (part + 1) % KEEPALIVE_PARTS
 
     @property
@@ -513,6 +621,7 @@ class WebSocketServer:
 
     def forget(self, ws: WebSocket) -> None:
         self._parts[ws.part].discard(ws)
+        self.heap.went()
 
     def sweep(self, part: int) -> None:
         """Close each open connection of ``part`` that sent nothing since its last ping,

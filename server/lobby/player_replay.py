@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from protocol.codec import encode
 from protocol.events import (
     BidMade,
     CardsPlayed,
@@ -35,8 +36,11 @@ from server.store.codec import pack
 #: Watchers a room remembers for its replay (``RedisStore.note_watched``): past it, a
 #: newcomer who only watched does not get the replay.
 WATCHED_MAX = 200
-#: Replays a process keeps built (a closed room's never changes; a 9-deal one takes ~10 ms).
+#: Replays a process keeps built and encoded (a closed room's never changes; a 9-deal one
+#: takes ~10 ms to build and its encoding, about 37 KB, was most of the cost of a request),
+#: and the most bytes they may hold together.
 CACHED = 32
+CACHED_BYTES = 4 * 1024 * 1024
 _EVENTS = (BidMade, DealVoided, LandlordChosen, CardsPlayed, Passed, SeatControl)
 
 
@@ -94,27 +98,41 @@ def replay_data(room: Room, records: Iterable[dict[str, Any]]) -> ReplayData:
 
 
 class ReplayCache:
-    """The last ``size`` replays built, by the closed room's stored state (its code and
-    digest: a code given to a new room once the old one expired is another key). The
-    permission is checked at each request."""
+    """The last replays built, encoded once (``protocol.codec.encode``'s bytes, the same for
+    every asker), by the closed room's stored state (its code and digest: a code given to a
+    new room once the old one expired is another key); at most ``size`` of them and
+    ``max_bytes`` in all. The permission is checked at each request."""
 
-    def __init__(self, size: int = CACHED) -> None:
+    def __init__(self, size: int = CACHED, max_bytes: int = CACHED_BYTES) -> None:
         self.size = size
-        self._built: OrderedDict[tuple[str, bytes], ReplayData] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._built: OrderedDict[tuple[str, bytes], bytes] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._built)
 
     @staticmethod
     def key(room_data: dict[str, Any]) -> tuple[str, bytes]:
         digest = hashlib.blake2b(pack(room_data), digest_size=16).digest()
         return str(room_data["code"]), digest
 
-    def get(self, key: tuple[str, bytes]) -> ReplayData | None:
-        data = self._built.get(key)
-        if data is not None:
+    def get(self, key: tuple[str, bytes]) -> bytes | None:
+        """The encoded replay kept under ``key``, if it is."""
+        payload = self._built.get(key)
+        if payload is not None:
             self._built.move_to_end(key)
-        return data
+        return payload
 
-    def put(self, key: tuple[str, bytes], data: ReplayData) -> None:
-        self._built[key] = data
-        self._built.move_to_end(key)
-        while len(self._built) > self.size:
-            self._built.popitem(last=False)
+    def put(self, key: tuple[str, bytes], data: ReplayData) -> bytes:
+        """Encode ``data`` and keep it (the least recently asked go past the bounds)."""
+        payload = encode(data)
+        old = self._built.pop(key, None)
+        if old is not None:
+            self.bytes -= len(old)
+        self._built[key] = payload
+        self.bytes += len(payload)
+        while len(self._built) > self.size or (self.bytes > self.max_bytes and self._built):
+            _, dropped = self._built.popitem(last=False)
+            self.bytes -= len(dropped)
+        return payload

@@ -7,11 +7,11 @@ from __future__ import annotations
 import contextlib
 
 from protocol.errors import ErrorCode
-from protocol.messages import LeaveQueue, Queued, QueueLeft, QuickMatch
+from protocol.messages import Error, LeaveQueue, Queued, QueueLeft, QuickMatch
 from server.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.quick import Entry, QuickMatcher
-from server.lobby.seating import Seating
+from server.lobby.seating import Owner, Seating
 from server.lobby.sessions import Session
 from server.rooms.room import Room, RoomError
 from server.store.errors import StoreError
@@ -33,7 +33,8 @@ class Queue:
     async def join(self, conn: Connection, session: Session, request: QuickMatch) -> None:
         lobby = self.lobby
         await lobby.require_free(session)
-        entry = {"name": session.name, "token": session.token}
+        # (the address: the room a match opens counts against its first person's caps)
+        entry = {"name": session.name, "token": session.token, "address": conn.address}
         waiting = await lobby.store.enqueue(session.player_id, lobby.clock(), entry)
         if waiting == 0:
             raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
@@ -60,11 +61,28 @@ class Queue:
             room.start_match(lobby.clock(), lobby.rng)
             return room
 
+        first, owner = quick_owner(players)
         try:
-            await self.seating.store_new_room(build, sessions)
-        except RoomError:
+            if owner is not None:  # a room as any other, counted against its address
+                await lobby.limits.new_room(owner.address)
+            await self.seating.store_new_room(build, sessions, owner=owner)
+        except RoomError as exc:
+            capped = first if exc.code == ErrorCode.LIMIT_REACHED else None
             now = lobby.clock()
-            for pid, entry in players:  # back in the queue, at its head
+            for pid, entry in players:  # back in the queue, at its head; told if past a cap
+                if pid == capped:
+                    lobby.cluster.deliver([(pid, Error(code=exc.code, message=exc.message))])
+                    continue
                 with contextlib.suppress(StoreError):
                     await lobby.store.enqueue(pid, now - lobby.settings.quick_match_wait, entry)
-            raise
+            if capped is None:
+                raise
+
+
+def quick_owner(players: list[tuple[str, Entry]]) -> tuple[str | None, Owner | None]:
+    """Who a quick match's room counts against: its first person (the longest waiting)
+    with a known address, and that address (None, None: queued without one)."""
+    for pid, entry in players:
+        if entry.get("address"):
+            return pid, Owner(entry["address"])
+    return None, None

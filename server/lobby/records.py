@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 
 from protocol.errors import ErrorCode
-from protocol.messages import GetHistory, GetReplay, History, HistoryEntry, ReplayData
-from server.hub import Connection
+from protocol.messages import GetHistory, GetReplay, History, HistoryEntry
+from server.flood import HISTORY_COST, reply_cost
+from server.hub import Connection, send_frames
 from server.lobby import history
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.codes import normalize
@@ -29,13 +30,18 @@ class Records:
         return {GetReplay: Route(self.get_replay), GetHistory: Route(self.get_history)}
 
     async def get_replay(self, conn: Connection, session: Session, request: GetReplay) -> None:
-        conn.send(await self.replay(session.player_id, request.code))
+        """Send the replay as encoded once, and charge the asker for its size."""
+        payload = await self.replay(session.player_id, request.code)
+        conn.bucket.spend(reply_cost(len(payload)))  # (what it sends, in tokens)
+        send_frames(conn, [payload])
 
     async def get_history(self, conn: Connection, session: Session, request: GetHistory) -> None:
+        conn.bucket.spend(HISTORY_COST)
         conn.send(await self.history(session.player_id))
 
-    async def replay(self, player: str, code: str) -> ReplayData:
-        """The replay of a closed room's match, for who played or watched it."""
+    async def replay(self, player: str, code: str) -> bytes:
+        """The replay of a closed room's match, for who played or watched it, encoded
+        (once per match: ``ReplayCache``)."""
         store = self.lobby.store
         code = normalize(code)
         data = await store.load_room(code)
@@ -46,8 +52,7 @@ class Records:
         key = self.replays.key(data.state)
         built = self.replays.get(key)
         if built is None:
-            built = replay_data(room, await store.read_log(code))
-            self.replays.put(key, built)
+            built = self.replays.put(key, replay_data(room, await store.read_log(code)))
         return built
 
     async def history(self, player: str) -> History:

@@ -14,13 +14,16 @@ not there at start (no traversal: a path is a key of a dict, never joined to a d
 - Text files over ``GZIP_MIN`` bytes are gzipped at start; a client that accepts gzip gets
   that copy (``Vary: Accept-Encoding``).
 - Anything else that is not a websocket upgrade gets a 404.
+- ``HEAD`` gets a ``GET``'s headers without its body; any other method (methods are case
+  sensitive: ``get`` is not ``GET``) a 405 naming the two (``answer_method``). Every answer
+  carries ``nosniff``.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from pathlib import Path
 
@@ -178,6 +181,34 @@ class StaticSite:
             [("Content-Type", asset.content_type), ("Content-Length", str(len(body))), *common]
         )
         return Response(HTTPStatus.OK, "OK", headers, body)
+
+
+#: The methods answered here (a websocket opens with GET).
+METHODS = ("GET", "HEAD")
+
+
+def method_not_allowed() -> Response:
+    """405 for a method other than GET and HEAD."""
+    body = b"method not allowed\n"
+    headers = Headers(
+        [
+            ("Content-Type", "text/plain; charset=utf-8"),
+            ("Content-Length", str(len(body))),
+            ("Allow", ", ".join(METHODS)),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(HTTPStatus.METHOD_NOT_ALLOWED, "Method Not Allowed", headers, body)
+
+
+def for_method(method: str, response: Response) -> Response:
+    """``response`` as the answer to ``method``: a HEAD's keeps its headers (its
+    Content-Length too) and drops the body."""
+    if method == "HEAD" and response.body:
+        return replace(response, body=b"")
+    return response
 
 
 _SITE: StaticSite | None = None

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode
 from protocol.messages import Hello, JoinRoom, Watch
-from protocol.text import NAME_MAX, REFUSED_CATEGORIES, checked_name, is_name
+from protocol.text import NAME_MAX, REFUSED_CATEGORIES, checked_name, is_name, safe_name
 
 TERMINAL_ATTACK = "\x1b]0;pwned\x07\x1b[2J"
 
@@ -105,3 +105,51 @@ def test_a_room_code_is_letters_and_digits(message: type[JoinRoom | Watch]) -> N
     for code in ("AB\x1bC", "AB\tCD", "ABC}", "ABC\u202e", " - "):
         with pytest.raises(ValidationError):
             message(code=code)
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("\u3164", "visible"),  # Hangul filler: a letter that draws nothing
+        ("\u2800\u2800", "visible"),  # blank braille patterns
+        ("\uffa0 \u3164", "visible"),
+        ("\u0301\u0301", "visible"),  # marks on nothing
+        ("\u3164\u00a0\u3000\u3164", "visible"),  # fillers around no-break and ideographic spaces
+        ("Z" + "\u0336\u0334\u0335\u0337\u0338" * 4 + "a", "combining marks"),  # 20 marks
+        ("a" + "\u0301" * (5), "combining marks"),
+        ("easy bot 1", "bot"),
+        ("Normal Bot 2", "bot"),
+        ("strong  bot 0 (2)", "bot"),
+        ("ＥＡＳＹ ＢＯＴ １", "bot"),  # full-width letters read the same
+        ("bot", "bot"),
+        ("Bot 7", "bot"),
+    ],
+)
+def test_invisible_stacked_or_bot_like_names_are_refused_with_a_reason(name: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        checked_name(name)
+    with pytest.raises(ValidationError):
+        Hello(name=name, version=1)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Nguyễn Việt",  # precomposed
+        "Nguye\u0302\u0303n",  # decomposed: two marks on one letter
+        "กุ้ง",  # Thai: a vowel sign and a tone mark stacked
+        "שָׁלוֹם",  # Hebrew points
+        "ㅎㅎ",  # Hangul letters that do draw
+        "Robot Rita",
+        "bot lover",
+        "Abbott",
+        "⠿ braille",
+    ],
+)
+def test_names_of_every_script_and_ones_that_merely_mention_bots_are_kept(name: str) -> None:
+    assert checked_name(name) == name
+
+
+def test_a_stored_name_that_is_no_longer_a_name_comes_back_as_the_fallback() -> None:
+    assert safe_name("\u3164\u3164") == "player"
+    assert safe_name("easy bot 1") == "player"

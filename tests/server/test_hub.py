@@ -8,6 +8,7 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
+from http import HTTPStatus
 
 import pytest
 from pydantic import BaseModel
@@ -45,6 +46,9 @@ class HubListener:
         self.bound: list[Connection] = []
         self.expected = expected
         self.ready = asyncio.Event()
+
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        return None
 
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
         return None

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
+from http import HTTPStatus
 from typing import Any
 
 import pytest
@@ -55,6 +56,9 @@ class Echo:
         self.sockets: list[WebSocket] = []
         self.ended: list[WebSocket] = []
 
+    def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
+        return None
+
     async def answer(self, ws: WebSocket, request: Request) -> Response | None:
         if request.path == "/hello":
             return ws.respond(HTTP_OK, "hello\n")
@@ -80,7 +84,7 @@ class EchoClient:
         self.echo.ended.append(self.ws)
 
 
-HTTP_OK = __import__("http").HTTPStatus.OK
+HTTP_OK = HTTPStatus.OK
 
 
 @contextlib.asynccontextmanager

@@ -63,26 +63,48 @@ class LobbyHub(Hub):
 
 
 class FakeWs:
-    def __init__(self) -> None:
+    """The socket under a ``FakeConn``: what is written on it (frames encoded once, as a
+    replay is sent) is read back into the connection's ``sent``."""
+
+    def __init__(self, sent: list[BaseModel]) -> None:
         self.closed: int | None = None
+        self.sent = sent
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         self.closed = code
+
+    def write(self, data: bytes) -> None:
+        at = 0
+        while at < len(data):
+            length, at = data[at + 1] & 0x7F, at + 2
+            if length == 126:
+                length, at = int.from_bytes(data[at : at + 2]), at + 2
+            elif length == 127:
+                length, at = int.from_bytes(data[at : at + 8]), at + 8
+            self.sent.append(decode_server(data[at : at + length]))
+            at += length
 
 
 class FakeConn:
     """A client's connection as the app sees it; ``sent``: what the app answered it."""
 
     def __init__(self, address: str = HOME) -> None:
-        self.ws = FakeWs()
+        self.sent: list[BaseModel] = []
+        self.ws = FakeWs(self.sent)
         self.guard = FloodGuard(TokenBucket(1000.0, 1000), 0)
         self.address = address
         self.player_id: str | None = None
         self.dropped: str | None = None
-        self.sent: list[BaseModel] = []
+
+    @property
+    def bucket(self) -> TokenBucket:
+        return self.guard.bucket
 
     def send(self, message: BaseModel) -> None:
         self.sent.append(message)
+
+    def check_backlog(self) -> None:
+        """Nothing waits unsent here."""
 
 
 @dataclass
