@@ -92,8 +92,8 @@ from protocol.cards import card_rank
 from protocol.legal import legal_plays
 from protocol.messages import PROTOCOL_VERSION
 from protocol.plays import Play, classify
+from server.edge.transport import tune_gc
 from server.store.embedded import EmbeddedRedis
-from server.transport import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME_ACTIONS = ("bid", "pass", "play")

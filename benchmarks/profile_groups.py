@@ -7,9 +7,8 @@ group, by the innermost frame that names one (library frames such as pydantic, r
 msgpack, websockets or asyncio take the group of the project code that called them):
 
 - ``frame in``: websockets reading and parsing a frame, the connection's handler loop
-  (``server/transport.py``, ``server/websocket.py``, ``server/frames.py``'s reading), and
-  websockets/uvloop callbacks with no
-  project frame above them.
+  (``server/edge/transport.py``, ``server/edge/websocket.py``, ``server/edge/frames.py``'s
+  reading), and websockets/uvloop callbacks with no project frame above them.
 - ``decode, checks, dispatch``: ``protocol.codec.decode`` (pydantic validation of the
   request), ``App.receive``/``_dispatch``/``_handle``, the flood guard, sessions, the
   directory and routing (``RoomDirectory.op``, ``apply_op``), the metrics.
@@ -68,7 +67,7 @@ RULES: tuple[tuple[str, str | None, str], ...] = (
     ("server/runner.py", "_cancel", "runner: lock, reschedule"),
     ("server/runner.py", "request", "Room.handle and Match"),
     ("server/runner.py", "<lambda>", "Room.handle and Match"),
-    ("server/hub.py", None, "fan-out: encode, write"),
+    ("server/edge/hub.py", None, "fan-out: encode, write"),
     ("server/cluster/relay.py", None, "fan-out: encode, write"),
     ("protocol/codec.py", "encode", "fan-out: encode, write"),
     ("protocol/codec.py", "decode", "decode, checks, dispatch"),
@@ -81,17 +80,17 @@ RULES: tuple[tuple[str, str | None, str], ...] = (
     ("server/app.py", None, "decode, checks, dispatch"),
     ("server/directory.py", None, "decode, checks, dispatch"),
     ("server/routing.py", None, "decode, checks, dispatch"),
-    ("server/flood.py", None, "decode, checks, dispatch"),
+    ("server/edge/flood.py", None, "decode, checks, dispatch"),
     ("server/lobby/", None, "decode, checks, dispatch"),
     ("server/metrics.py", None, "decode, checks, dispatch"),
-    ("server/transport.py", "run", "loop, GC, other"),
+    ("server/edge/transport.py", "run", "loop, GC, other"),
     ("server/__main__.py", None, "loop, GC, other"),
-    ("server/transport.py", None, "frame in"),
-    ("server/frames.py", "read_frame", "frame in"),
-    ("server/frames.py", "read_close", "frame in"),
-    ("server/frames.py", None, "fan-out: encode, write"),
-    ("server/websocket.py", "write", "fan-out: encode, write"),
-    ("server/websocket.py", None, "frame in"),
+    ("server/edge/transport.py", None, "frame in"),
+    ("server/edge/frames.py", "read_frame", "frame in"),
+    ("server/edge/frames.py", "read_close", "frame in"),
+    ("server/edge/frames.py", None, "fan-out: encode, write"),
+    ("server/edge/websocket.py", "write", "fan-out: encode, write"),
+    ("server/edge/websocket.py", None, "frame in"),
 )
 
 

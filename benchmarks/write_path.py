@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from server.bots import decide, policy_for
-from server.hub import Hub
+from server.edge.hub import Hub
 from server.rooms.room import BotActor, Room, Seat
 from server.rooms.stored import room_to_data
 from server.runner import RoomRunner, RunnerDeps

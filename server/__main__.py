@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from server.edge.transport import run
 from server.settings import load_settings
-from server.transport import run
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -31,9 +31,9 @@ from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Pin
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.node import Cluster
-from server.flood import Verdict
+from server.edge.flood import Verdict
+from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
-from server.hub import Connection, Hub
 from server.lobby.base import Lobby, Route, Routes, unavailable
 from server.lobby.limits import LobbyLimits
 from server.lobby.player_lock import PlayerLocks
@@ -56,7 +56,7 @@ from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
-#: Close reason (code 1008) for a connection refused too often (``server.flood``).
+#: Close reason (code 1008) for a connection refused too often (``server.edge.flood``).
 FLOOD_REASON = "too many refused frames"
 
 
@@ -168,7 +168,7 @@ class App:
 
     async def receive(self, conn: Connection, frame: bytes | str) -> None:
         """Handle one frame from a connection. It costs a token before it is read: without
-        one it is refused unread, answered once a burst (``server.flood``). A connection
+        one it is refused unread, answered once a burst (``server.edge.flood``). A connection
         refused too often is closed; every other refusal is answered."""
         if conn.dropped is not None:
             return  # closing: what it still sends is not read

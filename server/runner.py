@@ -283,7 +283,7 @@ class RoomRunner:
         The clock's timer is kept when it rings no later than the new deadline: it then
         sets itself again for the rest (``_clock_rings``). Nearly every action moves the
         deadline on, and a timer made and cancelled each time lived for seconds, long
-        enough to weigh on every young garbage collection (``server/gc_pacing.py``)."""
+        enough to weigh on every young garbage collection (``server/edge/gc_pacing.py``)."""
         if self._stopped:
             self._cancel()
             return

@@ -233,7 +233,7 @@ def load_settings(
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     if parsed.redis_appendfsync not in APPENDFSYNC_CHOICES:
         parser.error(f"--redis-appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
-    from server.admission import parse_origins, parse_proxies
+    from server.edge.admission import parse_origins, parse_proxies
 
     try:
         parse_proxies(parsed.trusted_proxies)

@@ -43,8 +43,8 @@ from server.cluster.messages import (
     Replaced,
 )
 from server.cluster.relay import Relay
+from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
-from server.hub import Connection, Hub
 from server.metrics import Metrics
 from server.rooms.room import Room
 from server.runner import RoomRunner

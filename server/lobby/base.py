@@ -16,8 +16,8 @@ from protocol.errors import ErrorCode
 from protocol.messages import BotSpeed, Request
 from server.cluster.directory import RoomDirectory
 from server.cluster.node import Cluster
+from server.edge.hub import Connection
 from server.game.deal import RandomSource
-from server.hub import Connection
 from server.lobby.limits import LobbyLimits
 from server.lobby.sessions import Session, Sessions
 from server.lobby.stores import LobbyStore

@@ -8,7 +8,7 @@ import contextlib
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, LeaveQueue, Queued, QueueLeft, QuickMatch
-from server.hub import Connection
+from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.quick import Entry, QuickMatcher
 from server.lobby.seating import Owner, Seating

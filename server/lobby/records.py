@@ -7,8 +7,8 @@ import logging
 
 from protocol.errors import ErrorCode
 from protocol.messages import GetHistory, GetReplay, History, HistoryEntry
-from server.flood import HISTORY_COST, reply_cost
-from server.hub import Connection, send_frames
+from server.edge.flood import HISTORY_COST, reply_cost
+from server.edge.hub import Connection, send_frames
 from server.lobby import history
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.codes import normalize

@@ -7,7 +7,7 @@ from __future__ import annotations
 from protocol.errors import ErrorCode
 from protocol.messages import Rematch
 from server.cluster import ops
-from server.hub import Connection
+from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.codes import normalize
 from server.lobby.seating import CODE_TRIES, Owner, Seating

@@ -7,7 +7,7 @@ import logging
 
 from protocol.messages import CreateRoom, JoinRoom, Leave, StartPractice
 from server.cluster import ops
-from server.hub import Connection
+from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.limits import PRACTICE_BOTS
 from server.lobby.seating import Owner, Seating

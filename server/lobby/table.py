@@ -20,7 +20,7 @@ from protocol.messages import (
 )
 from server.cluster import ops
 from server.cluster.directory import RoomDirectory
-from server.hub import Connection
+from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.sessions import Session
 from server.store.errors import StoreError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from protocol.messages import ListRooms, RoomList, Watch
-from server.hub import Connection
+from server.edge.hub import Connection
 from server.lobby import listing
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.seating import Seating

@@ -8,7 +8,7 @@ import pytest
 
 from client.connection import Pacer, RequestNumbers, to_json_line
 from protocol.events import BidMade
-from server.flood import TokenBucket
+from server.edge.flood import TokenBucket
 from server.settings import Settings
 
 

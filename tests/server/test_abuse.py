@@ -19,7 +19,7 @@ from client.connection import Link, LinkError
 from protocol.codec import encode
 from protocol.errors import QUOTE_LIMIT, ErrorCode
 from protocol.messages import Error, JoinRoom, Ping, Pong
-from server.hub import Connection
+from server.edge.hub import Connection
 from tests.server.wire import RunningServer, running_server, wire_client
 
 #: Bytes of unsent output the tests let a connection hold.

@@ -11,7 +11,7 @@ import pytest
 from protocol.codec import decode_server
 from protocol.events import MatchEnded
 from protocol.messages import GetHistory, GetReplay, History, ReplayData, StartPractice
-from server.flood import (
+from server.edge.flood import (
     HISTORY_COST,
     REPLY_BYTES_PER_TOKEN,
     REPLY_COST_MOST,

@@ -31,6 +31,7 @@ from protocol.messages import (
 )
 from server.app import App
 from server.cluster.directory import RoomDirectory
+from server.edge.transport import open_store, serve_app
 from server.game.journal import replay
 from server.rooms.room import Clocks, Room
 from server.rooms.stored import room_from_stored, room_to_data
@@ -39,7 +40,6 @@ from server.store.addresses import AddressStore
 from server.store.base import RoomWrite
 from server.store.codec import pack
 from server.store.redis_store import RedisStore
-from server.transport import open_store, serve_app
 from tests.redis_server import RedisProcess, free_port, unique_prefix
 from tests.server.wire import AutoSeat, WireClient, running_server, wire_client
 

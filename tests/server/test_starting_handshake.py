@@ -16,18 +16,18 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-import server.transport as transport
+import server.edge.transport as transport
 from protocol.messages import PROTOCOL_VERSION, Hello, Welcome
 from server.app import App
 from server.cluster.directory import RoomDirectory
 from server.cluster.relay import Relay
+from server.edge.transport import open_store, serve_app
 from server.rooms.room import Clocks, Room
 from server.rooms.stored import room_to_data
 from server.settings import Settings
 from server.store.addresses import AddressStore
 from server.store.base import RoomWrite
 from server.store.codec import pack
-from server.transport import open_store, serve_app
 from tests.redis_server import free_port, unique_prefix
 from tests.server.wire import WireClient
 

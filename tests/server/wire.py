@@ -25,9 +25,9 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import App
+from server.edge.transport import open_store, serve_app
 from server.settings import Settings
 from server.store.addresses import AddressStore
-from server.transport import open_store, serve_app
 from tests.redis_server import free_port, unique_prefix
 
 

@@ -17,7 +17,7 @@ from protocol.codec import decode_server, encode
 from server.cluster import ops
 from server.cluster.directory import RoomDirectory
 from server.cluster.node import Cluster
-from server.hub import Connection, Hub
+from server.edge.hub import Connection, Hub
 from server.lobby.sessions import Sessions
 from server.metrics import Metrics
 from server.rooms.room import Room

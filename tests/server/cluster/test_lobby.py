@@ -26,8 +26,8 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import App
-from server.flood import FloodGuard, TokenBucket
-from server.hub import Hub
+from server.edge.flood import FloodGuard, TokenBucket
+from server.edge.hub import Hub
 from server.settings import Settings
 from server.store.memory import MemoryRedis
 from server.store.memory_lobby import MemoryAddresses, MemoryServerStore

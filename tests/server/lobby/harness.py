@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from protocol.codec import decode_server, encode
 from protocol.messages import PROTOCOL_VERSION, Error, Hello, Request, Welcome
 from server.app import App
-from server.flood import FloodGuard, TokenBucket
-from server.hub import Hub
+from server.edge.flood import FloodGuard, TokenBucket
+from server.edge.hub import Hub
 from server.settings import Settings
 from server.store.memory import MemoryRedis
 from server.store.memory_lobby import MemoryAddresses, MemoryServerStore

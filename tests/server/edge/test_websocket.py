@@ -1,4 +1,4 @@
-"""The websocket transport (``server.websocket``): the protocol as RFC 6455 has it (pings
+"""The websocket transport (``server.edge.websocket``): the protocol as RFC 6455 has it (pings
 answered, the closing handshake both ways, a frame the protocol forbids closes its
 connection with the code it calls for), a dead or silent client closed, and reading paced: a
 burst in one write is parsed in slices of ``READ_SLICE`` bytes, every frame in it still
@@ -22,9 +22,9 @@ from websockets.protocol import Protocol
 
 from protocol.codec import encode
 from protocol.messages import Ping, Pong
-from server import frames
-from server.hub import Connection
-from server.websocket import INBOX_HIGH, READ_SLICE, Handler, WebSocket, WebSocketServer
+from server.edge import frames
+from server.edge.hub import Connection
+from server.edge.websocket import INBOX_HIGH, READ_SLICE, Handler, WebSocket, WebSocketServer
 from tests.server.wire import WireClient, running_server, wire_client
 
 #: Settings that let a test send bursts: no flood limit in the way.

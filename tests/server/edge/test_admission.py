@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from websockets.datastructures import Headers
 
-from server.admission import client_address, parse_proxies
+from server.edge.admission import client_address, parse_proxies
 from server.settings import load_settings
 
 PROXIES = parse_proxies("10.0.0.2, 172.16.0.0/12")

@@ -18,9 +18,9 @@ from websockets.http11 import Request, Response
 from protocol.codec import decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.messages import PROTOCOL_VERSION, Error, Hello, Queued, Welcome
-from server.flood import TokenBucket
-from server.hub import Connection, Hub
-from server.websocket import Handler, WebSocket, WebSocketServer
+from server.edge.flood import TokenBucket
+from server.edge.hub import Connection, Hub
+from server.edge.websocket import Handler, WebSocket, WebSocketServer
 from tests.server.wire import running_server
 
 
@@ -133,7 +133,7 @@ async def test_a_closing_connection_is_skipped_and_the_others_still_served(
         ann_conn = next(c for c in hub.all if c.player_id == "ann")
         ann_conn.ws.close()
         messages = [error("one"), error("two")]
-        with caplog.at_level(logging.WARNING, logger="server.hub"):
+        with caplog.at_level(logging.WARNING, logger="server.edge.hub"):
             hub.deliver([(p, m) for m in messages for p in ("ann", "bo")])
         assert await received(bo, 2) == messages
         assert not caplog.records  # skipped as closed, not a write that failed

@@ -1,4 +1,4 @@
-"""The server collects garbage on a clock (``server.gc_pacing``): young collections every
+"""The server collects garbage on a clock (``server.edge.gc_pacing``): young collections every
 ``--gc-interval`` seconds, a middle one every tenth, a full one every 300th; CPython's
 automatic collector is off meanwhile and back on after."""
 
@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from server.gc_pacing import FULL_EVERY, MIDDLE_EVERY, GcPacer
+from server.edge.gc_pacing import FULL_EVERY, MIDDLE_EVERY, GcPacer
 from tests.redis_server import free_port, unique_prefix
 from tests.server.procs import ServerProcess
 

@@ -4,7 +4,7 @@ A message for many players is encoded once. What one change sends a connection (
 play and the next turn) goes out in one socket write, not one write per message, and never
 blocks on a slow reader (as ``websockets.broadcast``). What is for a player not connected
 to this process is handed back, encoded (the cluster part publishes it for the process
-they are connected to). Each connection has a flood guard (``server.flood``).
+they are connected to). Each connection has a flood guard (``server.edge.flood``).
 
 Since no send waits, the transport buffers what a client does not read, so every send
 here ends in ``Connection.check_backlog``: a connection holding more than its
@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from protocol.codec import encode
-from server.flood import FloodGuard, TokenBucket
-from server.frames import POLICY, binary_frame
-from server.websocket import WebSocket
+from server.edge.flood import FloodGuard, TokenBucket
+from server.edge.frames import POLICY, binary_frame
+from server.edge.websocket import WebSocket
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from server.admission import connection_cap
+from server.edge.admission import connection_cap
 from server.settings import Settings
 from tests.redis_server import store_args
-from tests.server.test_transport import start_server
+from tests.server.edge.test_transport import start_server
 
 
 def test_a_busy_port_is_said_in_one_line_naming_the_setting(tmp_path: Path) -> None:
@@ -59,10 +59,10 @@ def test_the_default_connection_cap_lowered_to_the_open_files_is_no_warning(
 ) -> None:
     monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 1024))
     default = Settings().max_connections
-    with caplog.at_level(logging.INFO, logger="server.admission"):
+    with caplog.at_level(logging.INFO, logger="server.edge.admission"):
         assert connection_cap(default, explicit=False) == 768
     assert [r.levelno for r in caplog.records] == [logging.INFO]
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="server.admission"):
+    with caplog.at_level(logging.INFO, logger="server.edge.admission"):
         assert connection_cap(5000, explicit=True) == 768  # asked for: worth a warning
     assert [r.levelno for r in caplog.records] == [logging.WARNING]

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import encode
 from protocol.messages import Ping
-from server.flood import FLOOD_WAIT_FIRST, FLOOD_WAIT_LONGEST, FloodRecord
+from server.edge.flood import FLOOD_WAIT_FIRST, FLOOD_WAIT_LONGEST, FloodRecord
 from tests.server.wire import running_server, wire_client
 
 

@@ -5,7 +5,7 @@ message assembler and the handler's task waiting on it (13-15 KB a connection he
 chains the garbage collector walked again and again), and read every frame through a chain
 of generators. Here a connection is this one object beside its socket: the handshake's HTTP
 is websockets' (``Request.parse``; ``ServerProtocol.accept`` builds the 101 or the refusal),
-the frames are ``server.frames``', the keepalive pings are one sweep for all connections.
+the frames are ``server.edge.frames``', the keepalive pings are one sweep for all connections.
 
 Reading is paced: at most ``READ_SLICE`` bytes of frames are parsed per turn of the event
 loop and connection, the socket paused until the rest is parsed, so that a burst of tiny
@@ -34,9 +34,9 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
-from server import frames
-from server.frames import Frame, FrameError, read_frame
-from server.heap import HeapTrimmer
+from server.edge import frames
+from server.edge.frames import Frame, FrameError, read_frame
+from server.edge.heap import HeapTrimmer
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,16 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
-from server import frames
-from server.websocket import MAX_FRAGMENTS, MAX_REQUEST, State, WebSocket, WebSocketServer
-from tests.server.test_websocket import UPGRADE, Echo, closed_with, echo_server, masked, raw_socket
+from server.edge import frames
+from server.edge.websocket import MAX_FRAGMENTS, MAX_REQUEST, State, WebSocket, WebSocketServer
+from tests.server.edge.test_websocket import (
+    UPGRADE,
+    Echo,
+    closed_with,
+    echo_server,
+    masked,
+    raw_socket,
+)
 from tests.server.wire import running_server
 
 

@@ -4,10 +4,10 @@ Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answer
 upgrading (503 while Redis does not answer), from the moment the process listens, before
 the stored rooms are back; ``/metrics`` is served here, or only on ``--metrics-port``. Only
 GET and HEAD are answered (HEAD without a body; anything else 405). A new connection past the
-caps is refused before the upgrade (``server.admission``), as is one from a page whose
+caps is refused before the upgrade (``server.edge.admission``), as is one from a page whose
 ``Origin`` is not allowed (``--allowed-origins``); an address whose connections were closed
 for flooding or for breaking the protocol waits before its next upgrade
-(``server.flood.FloodRecord``); one that has not said hello within ``hello_timeout`` is
+(``server.edge.flood.FloodRecord``); one that has not said hello within ``hello_timeout`` is
 closed (1008, "no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
 process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
 processes, close every connection with code 1001 and a reason, and return within the
@@ -32,18 +32,18 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.admission import Admission, connection_cap, origin_allowed, parse_origins
 from server.app import App
-from server.flood import FloodRecord, TokenBucket
-from server.frames import GOING_AWAY
-from server.gc_pacing import GcPacer
-from server.hub import Connection
+from server.edge.admission import Admission, connection_cap, origin_allowed, parse_origins
+from server.edge.flood import FloodRecord, TokenBucket
+from server.edge.frames import GOING_AWAY
+from server.edge.gc_pacing import GcPacer
+from server.edge.hub import Connection
+from server.edge.websocket import Handler, WebSocket, WebSocketServer
 from server.settings import Settings
 from server.store.addresses import AddressStore
 from server.store.embedded import EmbeddedRedis
 from server.store.redis_store import RedisStore
 from server.web import serve as web
-from server.websocket import Handler, WebSocket, WebSocketServer
 
 log = logging.getLogger(__name__)
 DEFAULTS = Settings()
@@ -389,7 +389,7 @@ async def wait_for_store(store: RedisStore, interval: float = 1.0) -> None:
 
 #: Allocations between young-generation collections (CPython's default is 700), and
 #: young collections per older one (default 10, 10), where the automatic collector runs (the
-#: load generator; the server with ``--gc-interval 0``, else ``server.gc_pacing``). A full
+#: load generator; the server with ``--gc-interval 0``, else ``server.edge.gc_pacing``). A full
 #: collection walks every live object: with thousands of connections it took 140-160 ms,
 #: often enough that the load test's p99 at 3,000 players was 67-86 ms; with these, 4.7 ms
 #: (benchmarks/LOADTEST.md).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.heap import HeapTrimmer, _malloc_trim
+from server.edge.heap import HeapTrimmer, _malloc_trim
 
 
 def test_a_trim_comes_after_enough_sockets_went_and_not_too_soon() -> None:

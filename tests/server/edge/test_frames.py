@@ -9,8 +9,8 @@ from websockets.frames import Frame as WsFrame
 from websockets.frames import Opcode
 from websockets.streams import StreamReader
 
-from server import frames
-from server.frames import FrameError, read_frame
+from server.edge import frames
+from server.edge.frames import FrameError, read_frame
 
 
 def client_frame(opcode: Opcode, payload: bytes, *, fin: bool = True) -> bytes:

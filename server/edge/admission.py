@@ -30,7 +30,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 if TYPE_CHECKING:
-    from server.websocket import WebSocket
+    from server.edge.websocket import WebSocket
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ a burst over the rate is told once, and a window full of refusals closes the con
 
 from __future__ import annotations
 
-from server.flood import FLOOD_WINDOW, FloodGuard, TokenBucket, Verdict
+from server.edge.flood import FLOOD_WINDOW, FloodGuard, TokenBucket, Verdict
 
 
 def guard(rate: float = 1.0, burst: int = 2, close_after: int = 5) -> FloodGuard:
