@@ -31,7 +31,7 @@ back to: the match ended, we left, or the room closed.
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
 
-After the match (issue 14) the saved session is kept: it is who the server knows, whose
+After the match the saved session is kept: it is who the server knows, whose
 history and replays ``ddz history`` and ``ddz replay CODE`` ask for (a session resumed after
 its room closed is in no room, so the next subcommand opens its own). ``--again`` (with
 ``--auto``) asks for a rematch when the match ends (or accepts the one another player asked

@@ -29,7 +29,7 @@ When the terminal or pipe ddz writes to is gone (``ddz ... | head``, a closed te
 session ends (``client.closed_output``): prompt_toolkit's own answer to a failed write, a
 "press Enter" prompt on that same output, spun for ever.
 
-After a match (issue 14): ``say PHRASE`` is quick chat (Tab goes through the phrase ids;
+After a match: ``say PHRASE`` is quick chat (Tab goes through the phrase ids;
 ``mute`` hides the others' phrases, on this client only); ``again`` asks for a rematch of the
 match just finished, or accepts the one another player asked for (their ``RematchAsked`` is
 shown with the seconds the seat is held); ``replay [CODE]`` and ``history`` ask the server
@@ -139,7 +139,7 @@ def menu_lines() -> list[Fragments]:
 
 
 def keep_panel_under_prompt(session: PromptSession[str]) -> None:
-    """Keep the input line from growing to fill the screen (issue 14, item 11).
+    """Keep the input line from growing to fill the screen.
 
     prompt_toolkit learns from the terminal how many lines lie below the cursor and fills
     them all, the input window taking the slack: on a fresh 40-line screen the prompt sat at

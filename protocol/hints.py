@@ -1,4 +1,4 @@
-"""The order a hint offers the legal plays in (issue 14, item 10; SPEC section 10).
+"""The order a hint offers the legal plays in (SPEC section 10).
 
 ``legal_plays`` gives every play from the smallest up, which is a fine order for bots and for
 checking, but a poor first hint: on a lead it offers a single 3 out of ``3333``, and it

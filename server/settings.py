@@ -45,7 +45,7 @@ class Settings:
     event_loop: str = "uvloop"
     gc_interval: float = 1.0
     log_level: str = "INFO"
-    # --- limits against hostile clients (issue 11); 0 switches a cap off ---
+    # --- limits against hostile clients; 0 switches a cap off ---
     max_connections: int = 25_000
     max_connections_per_address: int = 64
     trusted_proxies: str = ""

@@ -251,7 +251,12 @@ async def serve_app(
     try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
         page = f"http://{browsable(s.host)}:{s.port}/"
-        log.info("ddz-server: open %s in a browser (event loop: %s)", page, kind)
+        log.info(
+            "ddz-server listening on port %d: open %s in a browser (event loop: %s)",
+            s.port,
+            page,
+            kind,
+        )
         if await _started(app, stop) and ready is not None:
             ready.set()
         await stop.wait()
