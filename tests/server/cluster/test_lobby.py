@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel
 
-from protocol.codec import decode_server, encode
+from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -26,12 +25,11 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import App
-from server.edge.flood import FloodGuard, TokenBucket
-from server.edge.hub import Hub
 from server.settings import Settings
 from server.store.memory import MemoryRedis
 from server.store.memory_lobby import MemoryAddresses, MemoryServerStore
 from tests.server.cluster.harness import until
+from tests.server.lobby.harness import FakeConn, LobbyHub
 
 NO_CAPS = {
     "new_sessions_per_address": 0,
@@ -40,50 +38,6 @@ NO_CAPS = {
     "failed_joins_per_address": 0,
     "strong_bots_per_address": 0,
 }
-
-
-class LobbyHub(Hub):
-    """A hub whose connections are ``FakeConn``: what rooms deliver is recorded per player."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.got: dict[str, list[BaseModel]] = defaultdict(list)
-
-    def deliver(self, deliveries: Iterable[tuple[str, BaseModel]]) -> list[tuple[str, bytes]]:
-        elsewhere = []
-        for player, message in deliveries:
-            if self.connected(player):
-                self.got[player].append(message)
-            else:
-                elsewhere.append((player, encode(message)))
-        return elsewhere
-
-    def send_frames(self, player_id: str, frames: list[bytes]) -> None:
-        if self.connected(player_id):
-            self.got[player_id] += [decode_server(frame) for frame in frames]
-
-
-class FakeWs:
-    def __init__(self) -> None:
-        self.closed: int | None = None
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        self.closed = code
-
-
-class FakeConn:
-    """A client's connection as the app sees it; ``sent``: what the app answered it."""
-
-    def __init__(self) -> None:
-        self.ws = FakeWs()
-        self.guard = FloodGuard(TokenBucket(1000.0, 1000), 0)
-        self.address = "192.0.2.1"
-        self.player_id: str | None = None
-        self.dropped: str | None = None
-        self.sent: list[BaseModel] = []
-
-    def send(self, message: BaseModel) -> None:
-        self.sent.append(message)
 
 
 @contextlib.asynccontextmanager
