@@ -16,13 +16,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import pyte
 import pytest
 
 from tests.client.procs import DDZ_KEEPING
 
 TIMEOUT = 60.0
 #: What ends a screen of the pager: the line of where it is and the keys.
-FOOTER = re.compile(rb"deal 1/1 \xc2\xb7 step (\d+)/(\d+)")
+FOOTER = re.compile(r"deal 1/1 · step (\d+)/(\d+)")
 
 
 def ddz(server: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -59,22 +60,34 @@ def test_into_a_pipe_the_whole_match_prints_readably(server: str, played: tuple[
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
-def read_until(fd: int, pattern: re.Pattern[bytes], seen: bytearray) -> re.Match[bytes]:
-    """Read the terminal until ``pattern`` shows in what came after ``seen``'s end."""
-    start = len(seen)
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        match = pattern.search(seen, start)
-        if match is not None:
-            return match
-        left = deadline - time.monotonic()
-        assert left > 0, f"not shown: {pattern.pattern!r} in {bytes(seen[start:])!r}"
-        ready, _, _ = select.select([fd], [], [], left)
-        if ready:
-            try:
-                seen += os.read(fd, 65536)
-            except OSError:  # the process closed the terminal
-                continue
+class Terminal:
+    """What an 80x40 terminal shows of a program's output. The pager redraws only what
+    changed between two screens (a step's footer may be one digit), so the screen is
+    rebuilt from the bytes rather than searched in them."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.screen = pyte.Screen(80, 40)
+        self.stream = pyte.ByteStream(self.screen)
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def until(self, pattern: re.Pattern[str], step: str) -> re.Match[str]:
+        """Read until ``pattern`` shows on the screen with ``step`` as its first group."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            match = pattern.search(self.text())
+            if match is not None and match.group(1) == step:
+                return match
+            left = deadline - time.monotonic()
+            assert left > 0, f"not shown: {pattern.pattern!r} ({step}) on\n{self.text()}"
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    self.stream.feed(os.read(self.fd, 65536))
+                except OSError:  # the process closed the terminal
+                    continue
 
 
 def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, str]) -> None:
@@ -88,14 +101,15 @@ def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, 
         env={**os.environ, "XDG_STATE_HOME": str(home), "TERM": "xterm", "COLUMNS": "80"},
     )
     os.close(secondary)
-    seen = bytearray()
+    terminal = Terminal(primary)
     try:
-        first = read_until(primary, FOOTER, seen)
-        screen = bytes(seen)
-        assert first.group(1) == b"1" and int(first.group(2)) >= 3  # bidding, tricks, end
-        assert b"bidding" in screen and b"trick 1 of" not in screen  # one step, not all
+        first = terminal.until(FOOTER, "1")
+        screen = terminal.text()
+        assert int(first.group(2)) >= 3  # bidding, tricks, end
+        assert "bidding" in screen and "trick 1 of" not in screen  # one step, not all
         os.write(primary, b"\r")  # Enter: the first trick
-        assert read_until(primary, FOOTER, seen).group(1) == b"2"
+        terminal.until(FOOTER, "2")
+        assert "trick 1 of" in terminal.text()
         os.write(primary, b"q")
         assert proc.wait(TIMEOUT) == 0
     finally:
