@@ -16,17 +16,27 @@ from tests.web.driver import act, allowed_now, dom_cards, hidden_cards, shown, s
 from tests.web.table_helpers import open_settings
 from tests.web.test_page_room import name_and_wait
 
+#: Looks at a page's DOM before cards it may not know count as shown: a frame just in may
+#: not be drawn yet (a new deal over the last one's summary, a part redrawn on its next
+#: frame), so the page gets about a second to draw what it has received.
+DOM_LOOKS = 7
+
 
 def check_dom(page: Any, frames: Frames, who: str) -> None:
-    """No card in the page's DOM that its frames have not made its own or public. A frame
-    just in may not be drawn yet (a new deal over the last one's summary): a second look
-    after the page has drawn decides."""
-    for _ in range(2):
+    """No card in the page's DOM that its frames have not made its own or public, once the
+    page has drawn what it received."""
+    for _ in range(DOM_LOOKS):
         extra = dom_cards(page) - allowed_now(frames)
         if not extra:
             return
         page.wait_for_timeout(150)
-    raise AssertionError(f"{who}'s page shows hidden cards {extra}")
+    where = page.evaluate(
+        """(ids) => ids.map((id) => [...document.querySelectorAll(`[data-card="${id}"]`)]
+            .map((e) => `${(e.closest("[id]") || e).id}.${e.parentElement?.className}`)
+            .join(" | "))""",
+        sorted(extra),
+    )
+    raise AssertionError(f"{who}'s page shows hidden cards {extra} (in {where})")
 
 
 def test_quick_match_chat_rematch_and_hidden_cards(
