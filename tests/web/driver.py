@@ -167,12 +167,18 @@ def card_id(name: str) -> int:
 
 def dom_cards(page: Any) -> set[int]:
     """Every card the page's DOM holds: as ``data-card``, or named in its text or in an
-    accessible name (English)."""
+    accessible name (English). The card counter names ranks not yet seen ("small joker"),
+    public counts rather than cards: it is left out of the text."""
     found: dict[str, Any] = page.evaluate(
         """() => ({
             ids: [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
-            text: document.body.innerText + ' ' + document.body.textContent,
+            text: (() => {
+                const body = document.body.cloneNode(true);
+                body.querySelectorAll('#counter').forEach(e => e.remove());
+                return body.textContent;
+            })(),
             labels: [...document.querySelectorAll('[aria-label],[title],[alt]')]
+                .filter(e => !e.closest('#counter'))
                 .map(e => [e.getAttribute('aria-label'), e.getAttribute('title'),
                            e.getAttribute('alt')].join(' ')),
         })"""
