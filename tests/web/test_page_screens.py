@@ -30,7 +30,11 @@ OFF_SCREEN = """() => {
     return r.width > 0 && r.height > 0 && e.closest('[hidden]') === null
       && (r.left < -1 || r.right > w + 1);
   }).map((e) => e.id || e.textContent.trim());
-  return { out, scroll: document.documentElement.scrollWidth - w };
+  const wide = [...document.querySelectorAll('body *')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > w + 1;
+  }).slice(-4).map((e) => `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`);
+  return { out, scroll: document.documentElement.scrollWidth - w, wide };
 }"""
 
 

@@ -19,6 +19,7 @@ from tests.web.table_helpers import (
     become_landlord,
     my_turn,
     play_hint,
+    set_language,
 )
 
 #: The issue's floor for the part of a card left to tap: a touch target's size.
@@ -162,3 +163,70 @@ def test_a_lobby_toast_does_not_follow_to_the_table(
     click(page, "#practice-start")
     page.wait_for_selector("#table:not([hidden])")
     assert page.is_hidden("#toast")
+
+
+#: The desktop's layout of 17 cards left on the hand (as in the frame after a phone is
+#: turned or a window narrowed, before fit.js has read the new width): how wide the page is
+#: then, read before any frame passes.
+STALE_HAND_SCROLL = """() => {
+  document.getElementById('hand').style.gridTemplateColumns = 'repeat(16, 52px) 84px';
+  return document.documentElement.scrollWidth;
+}"""
+
+
+def test_a_hand_laid_out_for_a_wider_screen_never_scrolls_the_page_sideways(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    server = web_server()
+    page, _ = open_page(server.url, phone=True)
+    page.set_viewport_size(SIZES["portrait"])
+    click(page, "#practice-start")
+    page.wait_for_function("() => (window.ddz.state().room?.table?.hand.length ?? 0) >= 17")
+    assert page.evaluate(STALE_HAND_SCROLL) <= SIZES["portrait"]["width"]
+    # turned sideways and back, the hand is fitted to each width in turn
+    fitted = "(h) => h.scrollWidth <= h.clientWidth"
+    for size in ("desktop", "portrait"):
+        page.set_viewport_size(SIZES[size])
+        wait_until(
+            lambda: page.eval_on_selector("#hand", fitted),
+            what=f"the hand fitted to {size}",
+            page=page,
+        )
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= SIZES[size]["width"]
+
+
+#: The word a play's kind pops over the middle, for every kind that has one, in the page's
+#: language: where its left and right edges lie, and how wide the page is (a phone's browser
+#: zooms the page out to show what sticks out, so the window's own width is no measure).
+WORDS_OVERFLOW = """async () => {
+  const base = document.querySelector('script[type=module]').src.replace(/app\\.js.*$/, '');
+  const { kindName } = await import(base + 'i18n.js');
+  const { ui } = await import(base + 'page.js');
+  const box = document.getElementById('effect');
+  const out = {};
+  for (const kind of ['bomb', 'rocket', 'airplane', 'airplane_singles', 'airplane_pairs']) {
+    const el = document.createElement('div');
+    el.className = `word ${kind.startsWith('airplane') ? 'airplane' : kind}`;
+    el.textContent = '✈ ' + kindName(ui.t, ui.lang, kind);
+    box.replaceChildren(el);
+    const r = el.getBoundingClientRect();
+    out[kind] = [Math.round(r.left), Math.round(r.right), document.documentElement.scrollWidth];
+  }
+  box.replaceChildren();
+  return out;
+}"""
+
+
+def test_the_word_of_an_airplane_fits_a_phone_held_upright_in_every_language(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    server = web_server()
+    page, _ = open_page(server.url, phone=True)
+    page.set_viewport_size(SIZES["portrait"])
+    click(page, "#practice-start")
+    page.wait_for_selector("#table:not([hidden])")
+    for lang in ("en", "zh", "de", "id"):
+        set_language(page, lang)
+        width = SIZES["portrait"]["width"]
+        for kind, (left, right, page_width) in page.evaluate(WORDS_OVERFLOW).items():
+            assert left >= 0 and right <= width and page_width <= width, (lang, kind, left, right)
