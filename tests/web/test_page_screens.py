@@ -33,9 +33,36 @@ OFF_SCREEN = """() => {
   const wide = [...document.querySelectorAll('body *')].filter((e) => {
     const r = e.getBoundingClientRect();
     return r.width > 0 && r.right > w + 1;
-  }).slice(-4).map((e) => `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`);
+  }).slice(-4).map((e) => `${e.tagName}#${e.id}.${e.className}:${e.getBoundingClientRect().right}`);
   return { out, scroll: document.documentElement.scrollWidth - w, wide };
 }"""
+
+
+#: A sheet made taller than the screen (a spacer before its buttons, as a long result is) and
+#: scrolled to its top: what lies just above its bottom edge, across it. Nothing scrolled may
+#: show below its buttons: the names of any other elements hit there.
+UNDER_THE_BUTTONS = """(id) => {
+  const sheet = document.getElementById(id);
+  const spacer = document.createElement('div');
+  spacer.style.height = '2000px';
+  sheet.querySelector('.sheet-foot').before(spacer);
+  sheet.scrollTop = 0;
+  const r = sheet.getBoundingClientRect();
+  const found = [0.1, 0.3, 0.5, 0.7, 0.9].map((f) => {
+    const hit = document.elementFromPoint(r.left + r.width * f, r.bottom - 3);
+    return hit && hit.closest('.sheet-foot') ? null : hit && hit.tagName;
+  }).filter((x) => x !== null);
+  spacer.remove();
+  return found;
+}"""
+
+
+def nothing_shows_under_the_buttons(page: Any, sheet: str) -> None:
+    """At every size, the buttons of a sheet taller than the screen reach its bottom edge."""
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        assert page.evaluate(UNDER_THE_BUTTONS, sheet) == [], (sheet, size)
+    page.set_viewport_size(SIZES["desktop"])
 
 
 def shoot_all(page: Any, screen: str, settle: str = "() => true") -> None:
@@ -93,6 +120,7 @@ def test_every_screen_at_three_sizes_in_four_languages(
     click(page, "#settings-close")
     play_until(page, lambda: shown(page, "#summary"), "the summary")
     shoot_all(page, "summary")
+    nothing_shows_under_the_buttons(page, "summary-sheet")
     click(page, "#summary-ready")
     leave(page)
     # a practice of one deal to its end: the result, its replay, the lobby's history
@@ -101,6 +129,7 @@ def test_every_screen_at_three_sizes_in_four_languages(
     page.wait_for_selector("#table:not([hidden])")
     play_until(page, lambda: shown(page, "#result"), "the match's end")
     shoot_all(page, "result")
+    nothing_shows_under_the_buttons(page, "result-sheet")
     wait_until(lambda: page.is_enabled("#result-replay"), what="the replay", page=page)
     click(page, "#result-replay")
     page.wait_for_selector("#replay:not([hidden])")
