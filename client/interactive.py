@@ -60,6 +60,7 @@ from client.closed_output import OutputClosed, output_gone
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
+from client.player_key import KeyFile
 from client.render import (
     DIM,
     LINE_WIDTH,
@@ -700,10 +701,14 @@ class Interactive:
             if self.store is None:
                 print("ddz: another ddz keeps this server's session; this one is not kept")
 
-        async def opener(token: str | None) -> Link:
-            return await Link.open(self.opts.server, self.opts.name, token, self.numbers)
+        async def opener(token: str | None, key: str | None) -> Link:
+            return await Link.open(
+                self.opts.server, self.opts.name, token, self.numbers, player_key=key
+            )
 
-        return await open_kept(self.store, opener, lambda text: print(printable(f"ddz: {text}")))
+        store = self.store
+        keys = None if store is None else KeyFile.of(store.server, store.folder)
+        return await open_kept(store, opener, lambda text: print(printable(f"ddz: {text}")), keys)
 
     async def start(self) -> None:
         """Say where we are and open the subcommand's room; when the saved session put us
