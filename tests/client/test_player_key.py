@@ -5,6 +5,7 @@ as a new player. (Over a real server: test_player_key_e2e.py.)"""
 from __future__ import annotations
 
 import io
+import json
 import stat
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def test_a_key_file_of_another_server_or_shape_is_ignored(tmp_path: Path) -> Non
     assert keys.save(KEY)
     other = KeyFile(SERVER + "/x", tmp_path)
     assert other.path != keys.path and other.load() is None
-    keys.path.write_text('{"format": 1, "server": "%s", "key": "no dot"}' % SERVER)
+    keys.path.write_text(json.dumps({"format": 1, "server": SERVER, "key": "no dot"}))
     assert keys.load() is None
     keys.forget()
     assert not keys.path.exists()
