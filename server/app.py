@@ -175,7 +175,7 @@ class App:
         """A room run here closed: its match goes into its people's records (left pending
         for ``settle_pending`` when the store fails now)."""
         try:
-            await self.bookkeeping.settle_room(room)
+            await self.bookkeeping.closed(room)
         except StoreError as exc:
             log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
 

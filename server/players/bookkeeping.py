@@ -21,6 +21,8 @@ guard.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -36,6 +38,9 @@ log = logging.getLogger(__name__)
 
 #: Matches a player's list keeps (the profile pages through them), the newest first.
 MATCHES_KEPT = 500
+#: Set (to anything but empty) in a test server's environment: the process kills itself
+#: (SIGKILL) after a room's closing save, before its records, as a crash there would.
+KILL_BEFORE_RECORDS = "DDZ_TEST_KILL_BEFORE_RECORDS"
 
 
 @dataclass
@@ -84,6 +89,7 @@ class Bookkeeping:
         self.clock = clock
         self.forget_after = forget_after
         self.appliers: list[Applier] = [StatsApplier(), *appliers]
+        self.kill_before_records = bool(os.environ.get(KILL_BEFORE_RECORDS))
 
     async def updates(self, outcome: MatchOutcome) -> dict[str, PlayerUpdate]:
         """Each player's update, every applier's change merged."""
@@ -118,8 +124,14 @@ class Bookkeeping:
                 applied += 1
         return applied
 
+    async def closed(self, room: Room) -> int:
+        """A room run here just closed (saved): settle it."""
+        if self.kill_before_records:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await self.settle_room(room)
+
     async def settle_room(self, room: Room) -> int:
-        """Settle a room that just closed here (the process holds it as saved)."""
+        """Settle a closed room (as stored)."""
         outcome = MatchOutcome.of(room, await self.store.read_log(room.code))
         applied = 0 if outcome is None else await self.apply(outcome)
         await self.store.settled(room.code)
