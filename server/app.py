@@ -101,6 +101,7 @@ class App:
         self.arrivals = Arrivals(self.sessions, self.identities, self.limits)
         #: Closed matches into their players' records, once (``appliers``: more changes).
         self.bookkeeping = Bookkeeping(store, clock, 2 * settings.finished_ttl + 86400)
+        self._settling: asyncio.Task[None] | None = None
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
         #: at once instead of waiting for their leases to run out.
@@ -158,6 +159,7 @@ class App:
         await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
         # matches a crash left between their room's closing save and their records
         await self.bookkeeping.settle_pending()
+        self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
 
     async def close(self) -> None:
@@ -166,6 +168,8 @@ class App:
         self.cluster.going_down()
         self.metrics.unwatch_gc()
         await self.matcher.stop()
+        if self._settling is not None:
+            self._settling.cancel()
         # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
         # while they start), which the seat on turn's clock would count
         await self.cluster.stop()

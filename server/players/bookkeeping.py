@@ -9,8 +9,8 @@ per player adds the match to their list and counters and its id to their applied
 together, or does nothing if the id is there (``PlayerStore.apply_match``). Only when
 every player has it does the code leave the pending set. A process that dies anywhere in
 between leaves the code pending, and whoever settles it next (the room's process right
-after the save; any process at its start: ``settle_pending``) applies what is missing, and
-nothing twice.
+after the save; any process at its start and every ``SETTLE_EVERY`` seconds:
+``settle_pending``) applies what is missing, and nothing twice.
 
 ``Applier`` is the seam for what else a match changes per player: the statistics are one
 (``StatsApplier``); a rating is another, given the whole outcome so it can weigh the
@@ -20,6 +20,7 @@ guard.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 
 #: Matches a player's list keeps (the profile pages through them), the newest first.
 MATCHES_KEPT = 500
+#: Seconds between two looks at the pending matches (one the store failed to settle when
+#: its room closed, or one left by a process that died while others run on).
+SETTLE_EVERY = 60.0
 #: Set (to anything but empty) in a test server's environment: the process kills itself
 #: (SIGKILL) after a room's closing save, before its records, as a crash there would.
 KILL_BEFORE_RECORDS = "DDZ_TEST_KILL_BEFORE_RECORDS"
@@ -161,3 +165,12 @@ class Bookkeeping:
         if applied:
             log.info("%d player records took a match a crash had left pending", applied)
         return applied
+
+    async def keep_settling(self, every: float = SETTLE_EVERY) -> None:
+        """``settle_pending`` every ``every`` seconds, for good (cancel to stop)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.settle_pending()
+            except StoreError as exc:
+                log.info("the pending matches could not be read: %s", exc)

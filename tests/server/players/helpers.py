@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from protocol.codec import encode
@@ -13,8 +14,8 @@ from server.bots import decide
 from server.bots.simple import SimpleBot
 from tests.server.lobby.harness import FakeConn, LobbyProcess
 
-#: Loop turns a test waits for what a room does in the background (its close's records).
-TURNS = 2000
+#: Seconds a test waits for what a room does in the background (its close's records).
+WAIT = 10.0
 
 
 async def table_of_three(
@@ -68,8 +69,8 @@ async def play_out(lob: LobbyProcess, code: str, conns: dict[str, FakeConn]) -> 
 
 async def settled(app: App, code: str) -> None:
     """Wait until the closed room's records are written (its code leaves the pending set)."""
-    for _ in range(TURNS):
-        if code not in app.store.data.pending:  # type: ignore[attr-defined]
-            return
-        await asyncio.sleep(0)
-    raise AssertionError(f"room {code} is still pending")
+    deadline = time.monotonic() + WAIT
+    while code in app.store.data.pending:  # type: ignore[attr-defined]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"room {code} is still pending")
+        await asyncio.sleep(0.001)

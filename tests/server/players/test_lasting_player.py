@@ -6,6 +6,7 @@ one after the other, on one store: a restart)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from unittest.mock import AsyncMock
 
@@ -32,6 +33,7 @@ from server.players.bookkeeping import MATCHES_KEPT
 from server.players.outcome import MatchOutcome
 from server.rooms.stored import room_from_stored
 from server.settings import Settings
+from server.store.errors import StoreUnavailable
 from server.store.memory_lobby import MemoryAddresses
 from server.store.player_records import PlayerUpdate
 from tests.server.lobby.harness import NO_CAPS, FakeConn, LobbyHub, LobbyProcess, lobby
@@ -240,3 +242,20 @@ async def test_the_profile_pages_the_matches_past_the_last_twenty() -> None:
 
 def _hello(name: str, token: str | None = None, key: str | None = None) -> Hello:
     return Hello(name=name, version=PROTOCOL_VERSION, token=token, player_key=key)
+
+
+async def test_a_running_process_settles_what_another_left_pending() -> None:
+    async with lobby() as lob:
+        code, conns, keys = await table_of_three(lob)
+        lob.app.bookkeeping.settle_room = AsyncMock(  # type: ignore[method-assign]
+            side_effect=StoreUnavailable("the store failed just then")
+        )
+        await play_out(lob, code, conns)
+        assert code in lob.store.data.pending
+        other = await restarted(lob)  # (a process that was running all along)
+        settling = asyncio.ensure_future(other.app.bookkeeping.keep_settling(every=0.001))
+        try:
+            await settled(other.app, code)
+        finally:
+            settling.cancel()
+        assert all(len(lob.store.data.players[p].matches) == 1 for p in keys)
