@@ -61,6 +61,7 @@ from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
 from client.player_key import KeyFile
+from client.profile_view import profile_lines
 from client.render import (
     DIM,
     LINE_WIDTH,
@@ -82,12 +83,14 @@ from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
 from protocol.legal import legal_plays
 from protocol.messages import (
+    PROFILE_PAGE,
     BidRequest,
     Chat,
     ChatSaid,
     CreateRoom,
     Error,
     GetHistory,
+    GetProfile,
     GetReplay,
     JoinRoom,
     Leave,
@@ -95,6 +98,7 @@ from protocol.messages import (
     ListRooms,
     PassRequest,
     PlayRequest,
+    Profile,
     Queued,
     QueueLeft,
     QuickMatch,
@@ -122,6 +126,7 @@ MENU: tuple[tuple[str, str], ...] = (
     ("join CODE", "take a seat in a friend's room"),
     ("list, watch CODE", "the live rooms; watch one"),
     ("history, replay", "your last matches, and one of them deal by deal"),
+    ("profile", "your record: matches and deals won, points, bombs"),
     ("help, quit", "every command; close ddz"),
 )
 #: The panel under the prompt outside a room: one line, the menu's words.
@@ -367,6 +372,8 @@ class Interactive:
             ]  # fmt: skip
         if isinstance(message, ReplayData):
             return replay_lines(message, self.columns())
+        if isinstance(message, Profile):
+            return profile_lines(message)
         social = social_lines(message, names, mine)
         if social is not None:
             return social
@@ -604,6 +611,9 @@ class Interactive:
                 await self.send(GetReplay(code=room), label=f"replay {code(room)}")
         elif isinstance(command, cmd.ShowHistory):
             await self.send(GetHistory(), label="history")
+        elif isinstance(command, cmd.ShowProfile):
+            offset = (command.page - 1) * PROFILE_PAGE
+            await self.send(GetProfile(offset=offset), label="profile")
         elif not self.in_room():
             say([(WARN, "you are not in a room")])
         elif isinstance(command, cmd.Ready):

@@ -63,7 +63,7 @@ def profile_lines(
     if profile.matches or profile.offset == 0:
         lines += history_lines(History(entries=profile.matches), local)
     if page < pages(profile):
-        lines.append([(DIM, f"more: ddz profile --page {page + 1}")])
+        lines.append([(DIM, f"more: profile {page + 1} (ddz profile --page {page + 1})")])
     return lines
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import parse_args
+from client.commands import Invalid, ShowProfile, parse_command
 from client.connection import Link, LinkError
 from client.player_key import KeyFile
 from client.profile_view import key_lines, profile_lines
@@ -135,3 +136,9 @@ def test_a_profile_reads_within_80_columns_with_rates_and_the_next_page() -> Non
     assert "farmer 13/26 (50%)" in text and "+12 on" in text
     assert "page 1 of 3" in text and "ddz profile --page 2" in text
     assert io.StringIO(text).read().count("ABCDE") == 21
+
+
+def test_profile_at_the_prompt_takes_a_page() -> None:
+    assert parse_command("profile") == ShowProfile()
+    assert parse_command("profile 3") == ShowProfile(3)
+    assert isinstance(parse_command("profile x"), Invalid)
