@@ -4,10 +4,8 @@ the players' records (``server/players/bookkeeping.py`` writes them)."""
 
 from __future__ import annotations
 
-import logging
-
 from protocol.errors import ErrorCode
-from protocol.messages import GetHistory, GetReplay, History, HistoryEntry
+from protocol.messages import GetHistory, GetReplay, History
 from server.edge.flood import HISTORY_COST, reply_cost
 from server.edge.hub import Connection, send_frames
 from server.lobby import history
@@ -15,21 +13,9 @@ from server.lobby.base import Lobby, Route, Routes
 from server.lobby.codes import normalize
 from server.lobby.player_replay import ReplayCache, replay_data
 from server.lobby.sessions import Session
+from server.players.profile import entries_of
 from server.rooms.room import RoomError
 from server.rooms.stored import room_from_stored
-
-log = logging.getLogger(__name__)
-
-
-def readable(player: str, found: list[dict[str, object]]) -> list[HistoryEntry]:
-    """The entries of a player's record that read (one that does not is skipped)."""
-    entries: list[HistoryEntry] = []
-    for data in found:
-        try:
-            entries.append(HistoryEntry.model_validate(data))
-        except ValueError:
-            log.info("a history entry of %s does not read: skipped", player)
-    return entries
 
 
 class Records:
@@ -69,4 +55,4 @@ class Records:
     async def history(self, player: str) -> History:
         """The player's last ``HISTORY_LENGTH`` matches."""
         record = await self.lobby.store.player_record(player, 0, history.HISTORY_LENGTH)
-        return History(entries=readable(player, record.matches))
+        return History(entries=entries_of(player, record.matches))
