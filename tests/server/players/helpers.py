@@ -46,17 +46,23 @@ async def say_quietly(lob: LobbyProcess, conn: FakeConn, request: Request) -> No
 
 
 async def play_out(lob: LobbyProcess, code: str, conns: dict[str, FakeConn]) -> None:
-    """Each person plays their turns (the simple bot's choice) until the room closes."""
+    """Each person plays their turns (the simple bot's choice) until the room closes; the
+    room's bots play theirs (a seat whose person left)."""
     runner = lob.app.rooms[code]
     number = 1000
+    deadline = time.monotonic() + WAIT * 6
     while runner.room.closed is None:
+        assert time.monotonic() < deadline, "the match did not end"
         room = runner.room
         match = room.match
         assert match is not None
         now = lob.clock()
+        if match.turn is not None and room.bot_acts_for(match.turn):
+            await asyncio.sleep(0.001)  # the room's bot is on it
+            continue
         if match.turn is None:
             for seat, s in enumerate(room.seats):
-                if s.player_id and not match.ready[seat]:
+                if s.player_id and not s.left and not match.ready[seat]:
                     number += 1
                     await say_quietly(lob, conns[s.player_id], ReadyRequest(id=number))
             continue

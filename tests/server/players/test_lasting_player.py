@@ -20,6 +20,7 @@ from protocol.messages import (
     GetReplay,
     Hello,
     History,
+    Leave,
     NewPlayerKey,
     PlayerKeyIssued,
     Profile,
@@ -37,7 +38,7 @@ from server.store.errors import StoreUnavailable
 from server.store.memory_lobby import MemoryAddresses
 from server.store.player_records import PlayerUpdate
 from tests.server.lobby.harness import NO_CAPS, FakeConn, LobbyHub, LobbyProcess, lobby
-from tests.server.players.helpers import play_out, settled, table_of_three
+from tests.server.players.helpers import play_out, say_quietly, settled, table_of_three
 
 
 async def restarted(lob: LobbyProcess) -> LobbyProcess:
@@ -131,6 +132,24 @@ async def test_history_replays_and_statistics_survive_leave_a_new_session_and_a_
             assert profile.points_won - profile.points_lost == total
             assert profile.landlord_deals + profile.farmer_deals == entry.deals
             assert profile.best is not None and profile.best.code == code
+
+
+async def test_one_who_left_mid_match_has_it_in_their_record_from_a_new_session() -> None:
+    async with lobby(bot_speed="instant") as lob:
+        code, conns, keys = await table_of_three(lob)
+        ann = next(iter(conns))
+        await say_quietly(lob, conns[ann], Leave())
+        assert lob.room_of(ann) is None
+        await play_out(lob, code, conns)
+        await settled(lob.app, code)
+        sessions = lob.store.data.sessions
+        del sessions[next(t for t, f in sessions.items() if f["player_id"] == ann)]
+        conn, again = await lob.hello("Ann", key=keys[ann])
+        assert again.player_id == ann
+        history = await lob.say(conn, GetHistory())
+        assert isinstance(history, History) and [e.code for e in history.entries] == [code]
+        replay = await lob.say(conn, GetReplay(code=code))
+        assert isinstance(replay, ReplayData)
 
 
 async def test_a_match_left_pending_by_a_crash_is_settled_once_at_the_next_start() -> None:
