@@ -68,7 +68,8 @@ class DealResult:
 @dataclass(frozen=True)
 class MatchOutcome:
     """A closed match, as its players' records take it: ``people`` maps each person's
-    seat to their player id; ``entries``, each player's history entry."""
+    seat to their player id; ``bots``, each bot's seat to its level (what a rating weighs
+    a bot seat by); ``entries``, each player's history entry."""
 
     code: str
     match_id: str
@@ -79,6 +80,7 @@ class MatchOutcome:
     people: dict[int, str]
     entries: dict[str, dict[str, Any]]
     deals: list[DealResult] = field(default_factory=list)
+    bots: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, room: Room, journal: Iterable[dict[str, Any]]) -> MatchOutcome | None:
@@ -126,6 +128,9 @@ class MatchOutcome:
             people=people,
             entries=entries,
             deals=deals,
+            bots={
+                seat: s.level or "normal" for seat, s in enumerate(room.seats) if s.kind == "bot"
+            },
         )
 
     def best_total(self, seat: int) -> int | None:
