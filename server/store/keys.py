@@ -43,11 +43,11 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   wait; ``strikes``, how many waits in a row (each doubles), expiring twice the last wait.
 - ``PREFIX{player:PID}:card``, hash: a lasting player's ``k`` (SHA-256 of their key, hex)
   and ``since``; ``:matches``, list: their matches (msgpack of a ``HistoryEntry``), the
-  newest first, at most ``players.records.MATCHES_KEPT``; ``:stats``, hash: their counters
+  newest first, at most ``bookkeeping.MATCHES_KEPT``; ``:stats``, hash: their counters
   (and the best match); ``:applied``, sorted set: the matches already counted (by when they
   ended), the guard that counts each once. All four share the hash tag ``{player:PID}``, so
   one script updates them together; each expires ``PLAYER_TTL`` after the player's last
-  hello or match.
+  hello or match (the card of a player with no match yet: ``NEW_PLAYER_TTL``).
 - ``PREFIXmatches:pending``, set: codes of closed rooms whose match may not be in its
   players' records yet; a code joins before the closing save and leaves once every player
   of the match has it (``server/players/bookkeeping.py``).

@@ -21,6 +21,9 @@ from server.store.keys import Keys
 
 #: Seconds a lasting player's keys live after their last hello or match (about 13 months).
 PLAYER_TTL = 400 * 24 * 3600
+#: Seconds the card of a player who has no match yet lives after their last hello: one who
+#: only looked around is not kept for a year (a match makes it ``PLAYER_TTL``).
+NEW_PLAYER_TTL = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -87,21 +90,26 @@ redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
-#: KEYS: card hash. ARGV: the hash expected ('' : none), the new hash, TTL. 1 if replaced,
-#: 0 if the stored hash is not the one expected (replaced meanwhile, or no such player).
+#: KEYS: card hash. ARGV: the hash expected ('' : none), the new hash. 1 if replaced, 0 if
+#: the stored hash is not the one expected (replaced meanwhile, or no such player).
 _REPLACE_KEY = """
 local current = redis.call('HGET', KEYS[1], 'k') or ''
 if current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'k', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 
-#: KEYS: card, matches, stats, applied. ARGV: TTL. The card's fields (flat; none: no such
-#: player), the player's keys given another TTL from now (a player seen lives on).
+#: KEYS: card, matches, stats, applied. ARGV: TTL, TTL of a player with no match. The
+#: card's fields (flat; none: no such player), the player's keys given another TTL from
+#: now (a player seen lives on).
 _TOUCH_PLAYER = """
 local card = redis.call('HGETALL', KEYS[1])
-if #card > 0 then for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end end
+if #card == 0 then return card end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+    for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
+else
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
 return card
 """
 
@@ -159,7 +167,7 @@ class RedisPlayers:
         """A new lasting player with this key's hash; False when the id is taken."""
         try:
             made: Any = await self._create_player(
-                keys=[self.keys.player(player_id, "card")], args=[key_hash, now, PLAYER_TTL]
+                keys=[self.keys.player(player_id, "card")], args=[key_hash, now, NEW_PLAYER_TTL]
             )
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
@@ -171,7 +179,7 @@ class RedisPlayers:
         parts = ("card", "matches", "stats", "applied")
         keys = [self.keys.player(player_id, part) for part in parts]
         try:
-            found: Any = await self._touch_player(keys=keys, args=[PLAYER_TTL])
+            found: Any = await self._touch_player(keys=keys, args=[PLAYER_TTL, NEW_PLAYER_TTL])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         if not found:
@@ -179,10 +187,11 @@ class RedisPlayers:
         return {k.decode(): v.decode() for k, v in zip(found[::2], found[1::2], strict=True)}
 
     async def set_player_session(self, player_id: str, token: str) -> None:
-        """Name the player's session (a hello with their key and no token resumes it)."""
+        """Name the player's session (a hello with their key and no token resumes it); for
+        a player whose card exists (made or read just before)."""
         card = self.keys.player(player_id, "card")
         try:
-            await self._commands(("HSET", card, "t", token), ("EXPIRE", card, PLAYER_TTL))
+            await self._commands(("HSET", card, "t", token))  # (its TTL stays)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
 
@@ -191,7 +200,7 @@ class RedisPlayers:
         try:
             done: Any = await self._replace_key(
                 keys=[self.keys.player(player_id, "card")],
-                args=[old_hash, new_hash, PLAYER_TTL],
+                args=[old_hash, new_hash],
             )
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc

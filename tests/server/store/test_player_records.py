@@ -14,7 +14,7 @@ from server.players.bookkeeping import Bookkeeping
 from server.rooms.stored import room_to_data
 from server.store.base import RoomWrite
 from server.store.codec import pack
-from server.store.player_records import PLAYER_TTL, PlayerUpdate
+from server.store.player_records import NEW_PLAYER_TTL, PLAYER_TTL, PlayerUpdate
 from server.store.redis_store import RedisStore
 from tests.redis_sentinel import SentinelProcesses
 from tests.server.lobby.test_after_match import played_with_journal
@@ -59,7 +59,13 @@ async def test_a_card_is_made_once_and_its_key_replaced_only_over_the_one_expect
     card = await store.player_card("p00000000000000aa")
     assert card is not None and card["k"] == "hash-3"
     ttl = await store.redis.ttl(store.keys.player("p00000000000000aa", "card"))
-    assert 0 < ttl <= PLAYER_TTL
+    assert 0 < ttl <= NEW_PLAYER_TTL  # no match yet: kept a week from the last hello
+    update = PlayerUpdate("M@1", entry("M", 1), {"played:quick": 1})
+    assert await store.apply_match("p00000000000000aa", update, 1000.0, 10, 0.0)
+    assert await store.player_card("p00000000000000aa") is not None
+    for part in ("card", "matches", "stats", "applied"):
+        ttl = await store.redis.ttl(store.keys.player("p00000000000000aa", part))
+        assert NEW_PLAYER_TTL < ttl <= PLAYER_TTL, part
 
 
 async def test_a_match_is_applied_to_a_player_once(store: RedisStore) -> None:
