@@ -49,6 +49,8 @@ export const CLIENT_TYPES = Object.freeze([
   "rematch",
   "get_replay",
   "get_history",
+  "get_profile",
+  "new_player_key",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -79,6 +81,8 @@ export const SERVER_TYPES = Object.freeze([
   "rematch_asked",
   "replay",
   "history",
+  "profile",
+  "player_key",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);
