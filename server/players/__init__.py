@@ -1,0 +1,1 @@
+"""A lasting player: identity, profile, rating and ladder."""
