@@ -48,6 +48,7 @@ from server.lobby.table import Table
 from server.lobby.watching import Watching
 from server.metrics import Metrics
 from server.os_random import OsRandom
+from server.players.ladder import Ladder, rating_store
 from server.rooms.room import Room, RoomError
 from server.runner import RoomRunner
 from server.settings import Settings
@@ -116,7 +117,9 @@ class App:
         lobby = Lobby(settings, store, self.sessions, self.limits, self.cluster, self.rng, clock)
         seating = Seating(lobby)
         self.records = Records(lobby)
-        self.queue = Queue(lobby, seating)
+        #: Ratings: read, noted as a quick match starts, applied as it ends; the ladder.
+        self.ladder = Ladder(lobby, rating_store(store))
+        self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher
         #: Each request type to its handler.
         self.routes: Routes = {
@@ -127,6 +130,7 @@ class App:
             **self.queue.routes(),
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
+            **self.ladder.routes(),
         }
 
     @property
@@ -161,8 +165,10 @@ class App:
         self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:
-        """A room run here closed: its match goes into its people's histories."""
+        """A room run here closed: its match goes into its people's histories, and a rated
+        quick match's changes into their ratings."""
         await self.records.record(room)
+        await self.ladder.apply(room)
 
     # --- connections ------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ export const CLIENT_TYPES = Object.freeze([
   "rematch",
   "get_replay",
   "get_history",
+  "get_leaderboard",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -79,6 +80,8 @@ export const SERVER_TYPES = Object.freeze([
   "rematch_asked",
   "replay",
   "history",
+  "rating_changed",
+  "leaderboard",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);
