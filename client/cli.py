@@ -11,11 +11,12 @@
     ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
     ddz [--server URL] [--json] replay CODE  (a finished match of yours, step by step)
     ddz [--server URL] [--json] history      (print your last matches)
+    ddz [--server URL] [--json] top          (print the ladder and your place on it)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
-the match ends; ``list``, ``replay`` and ``history`` always print and exit
+the match ends; ``list``, ``replay``, ``history`` and ``top`` always print and exit
 (``client.headless.run_query``; the last two as the saved session's player; a replay on a
 terminal is paged, ``client.replay_pager``); otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
@@ -207,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the last matches of the session saved for this server, the newest "
         "first. --json prints the server's message.",
     )
+    sub.add_parser(
+        "top",
+        help="print the ladder: the best 100 by rating, and your place",
+        description="Print the ladder: the 100 best rated players (rating = skill less three "
+        "times its uncertainty, from quick matches with other people; ranked after 10 of "
+        "them) and your place, as the session saved for this server. --json prints the "
+        "server's message.",
+    )
     return parser
 
 
@@ -217,7 +226,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
             "--auto and --json need a subcommand: "
-            "practice, create, join, watch, quick, list, replay or history"
+            "practice, create, join, watch, quick, list, replay, history or top"
         )
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
@@ -255,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``ddz`` console script."""
     opts = parse_args(argv)
     try:
-        if opts.mode in ("list", "replay", "history"):
+        if opts.mode in ("list", "replay", "history", "top"):
             from client.headless import run_query
 
             return asyncio.run(run_query(opts, sys.stdout, sys.stderr))

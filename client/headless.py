@@ -57,8 +57,9 @@ from client.after_match import social_lines
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
+from client.ladder_view import leaderboard_lines
 from client.options import Options, setup_request
-from client.render import code, event_lines, lobby_lines, plain, room_list_lines
+from client.render import Fragments, code, event_lines, lobby_lines, plain, room_list_lines
 from client.safe_text import printable
 from client.saved_session import SessionFile, open_kept
 from client.table import TableState
@@ -68,8 +69,10 @@ from protocol.events import DealStarted, MatchEnded
 from protocol.messages import (
     Error,
     GetHistory,
+    GetLeaderboard,
     GetReplay,
     History,
+    Leaderboard,
     Left,
     ListRooms,
     Queued,
@@ -462,7 +465,7 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"))
 
 
-Answer = RoomList | ReplayData | History
+Answer = RoomList | ReplayData | History | Leaderboard
 
 
 async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
@@ -532,7 +535,13 @@ async def _query(
 
         await page_replay(answer)
         return EXIT_OK
-    lines = room_list_lines(answer) if isinstance(answer, RoomList) else social_lines(answer)
+    lines: list[Fragments] | None
+    if isinstance(answer, RoomList):
+        lines = room_list_lines(answer)
+    elif isinstance(answer, Leaderboard):
+        lines = leaderboard_lines(answer)
+    else:
+        lines = social_lines(answer)
     for line in lines or []:
         print(plain(line), file=out, flush=True)
     return EXIT_OK
@@ -574,6 +583,7 @@ _ANSWERS: dict[type[Request], type[Answer]] = {
     ListRooms: RoomList,
     GetReplay: ReplayData,
     GetHistory: History,
+    GetLeaderboard: Leaderboard,
 }
 
 

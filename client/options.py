@@ -11,6 +11,7 @@ from protocol.messages import (
     BotSpeed,
     CreateRoom,
     GetHistory,
+    GetLeaderboard,
     GetReplay,
     JoinRoom,
     ListRooms,
@@ -20,7 +21,7 @@ from protocol.messages import (
     Watch,
 )
 
-Mode = Literal["practice", "create", "join", "watch", "quick", "list", "replay", "history"]
+Mode = Literal["practice", "create", "join", "watch", "quick", "list", "replay", "history", "top"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,4 +84,6 @@ def setup_request(opts: Options) -> Request | None:
         return GetReplay(code=opts.code)
     if opts.mode == "history":
         return GetHistory()
+    if opts.mode == "top":
+        return GetLeaderboard()
     return None
