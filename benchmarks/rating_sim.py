@@ -61,10 +61,27 @@ TICK = 0.25
 NOW = 0.0
 
 
+#: The simulation's strong bot: the server's search with fewer bidding rollouts and a
+#: smaller end-game solver (the budget per move is ``--strong-budget``).
+BID_ROLLOUTS = 60
+ENDGAME_CARDS = 20
+
+
+class ReducedStrong(StrongBot):
+    """The simulation's strong player at 0.01 s a move, for ``benchmarks/arena.py --a
+    benchmarks.rating_sim:ReducedStrong``."""
+
+    def __init__(self, rng: random.Random) -> None:
+        seed = rng.randrange(2**31)
+        super().__init__(0.01, seed, bid_rollouts=BID_ROLLOUTS, endgame_cards=ENDGAME_CARDS)
+
+
 def policy(level: BotLevel, rng: random.Random, strong_budget: float) -> BotPolicy:
     if level == "strong":
         seed = rng.randrange(2**31)
-        return StrongBot(budget=strong_budget, seed=seed, bid_rollouts=60, endgame_cards=20)
+        return StrongBot(
+            strong_budget, seed, bid_rollouts=BID_ROLLOUTS, endgame_cards=ENDGAME_CARDS
+        )
     return policy_for(level, random.Random(rng.random()))
 
 
@@ -124,6 +141,8 @@ class Report:
     mean_display: dict[str, float]
     mean_mu: dict[str, float]
     pairs_ordered: float
+    pairs_ordered_by_levels: dict[str, float]
+    mean_mu_all: float
     queue_spread: float
     random_spread: float
     queue_one_strength: float
@@ -231,13 +250,18 @@ def report(
         lv: statistics.fmean(p.rating.mu for p in players if p.level == lv) for lv in present
     }
     right = total = 0
+    by_levels: dict[str, list[int]] = {}
     for i, p in enumerate(players):
         for q in players[i + 1 :]:
             if p.level == q.level:
                 continue
             total += 1
             stronger, weaker = (p, q) if LEVELS.index(p.level) > LEVELS.index(q.level) else (q, p)
-            right += stronger.rating.display > weaker.rating.display
+            ordered = stronger.rating.display > weaker.rating.display
+            right += ordered
+            tally = by_levels.setdefault(f"{weaker.level}<{stronger.level}", [0, 0])
+            tally[0] += ordered
+            tally[1] += 1
     waits = seen.waits
     return Report(
         players={lv: counts.get(lv, 0) for lv in present},
@@ -246,6 +270,8 @@ def report(
         mean_display={k: round(v, 2) for k, v in mean_display.items()},
         mean_mu={k: round(v, 2) for k, v in mean_mu.items()},
         pairs_ordered=round(right / total, 3) if total else float("nan"),
+        pairs_ordered_by_levels={k: round(r / n, 3) for k, (r, n) in by_levels.items()},
+        mean_mu_all=round(statistics.fmean(p.rating.mu for p in players), 2),
         queue_spread=round(statistics.fmean(seen.queue_spreads or [0.0]), 2),
         random_spread=round(statistics.fmean(seen.random_spreads or [0.0]), 2),
         queue_one_strength=round(statistics.fmean(seen.queue_same or [0.0]), 3),

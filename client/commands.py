@@ -182,6 +182,11 @@ class ShowHistory:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowLadder:
+    """The ladder: the best rated players, and my place."""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Text that is no command and no cards; ``message`` says why. ``as_cards``: the text
     was read as cards (no command word), so outside a deal another reason fits better."""
@@ -216,6 +221,7 @@ Command = (
     | Again
     | ShowReplay
     | ShowHistory
+    | ShowLadder
     | Invalid
 )
 
@@ -278,6 +284,7 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
              "a finished match you played or watched, deal by deal with every hand "
              "(no CODE: the match just finished)"),
             ("history", "your last matches, with the codes replay takes"),
+            ("top", "the ladder: the best rated players, and your place"),
         ),
     ),
     (
@@ -452,6 +459,7 @@ _SIMPLE: dict[str, Command] = {
     "mute": Mute(True),
     "unmute": Mute(False),
     "history": ShowHistory(),
+    "top": ShowLadder(),
 }
 
 COMMAND_WORDS: frozenset[str] = frozenset(
@@ -827,6 +835,7 @@ _COMMAND_TEXT: dict[type, str] = {
     ToggleCounter: "counter: show or hide the card counter",
     ToggleAutopass: "autopass: auto-pass when nothing beats the table",
     ShowHistory: "history: your last matches",
+    ShowLadder: "top: the ladder and your place",
 }
 
 

@@ -87,6 +87,7 @@ from protocol.messages import (
     CreateRoom,
     Error,
     GetHistory,
+    GetLeaderboard,
     GetReplay,
     JoinRoom,
     Leave,
@@ -603,6 +604,8 @@ class Interactive:
                 await self.send(GetReplay(code=room), label=f"replay {code(room)}")
         elif isinstance(command, cmd.ShowHistory):
             await self.send(GetHistory(), label="history")
+        elif isinstance(command, cmd.ShowLadder):
+            await self.send(GetLeaderboard(), label="top")
         elif not self.in_room():
             say([(WARN, "you are not in a room")])
         elif isinstance(command, cmd.Ready):

@@ -82,3 +82,10 @@ def test_ddz_top_prints_the_ladder_and_exits(quick_server: str, tmp_path: Path) 
     (answer,) = [json.loads(x) for x in raw.stdout.splitlines() if x.strip()]
     assert answer["type"] == "leaderboard" and answer["min_matches"] == 10
     assert answer["top"] == [] and answer["you"] is None
+
+
+def test_the_prompt_takes_top() -> None:
+    from client import commands as cmd
+
+    assert cmd.parse_command("top") == cmd.ShowLadder()
+    assert any("top" in usage for _, rows in cmd.HELP for usage, _ in rows)
