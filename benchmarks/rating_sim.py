@@ -43,7 +43,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -162,6 +162,7 @@ def simulate(
     strong_budget: float = 0.01,
     match_seconds: float = 240.0,
     rest: float = 60.0,
+    order: Sequence[BotLevel] = LEVELS,
 ) -> Report:
     """Run the simulation until the players have played ``matches_each`` matches on average."""
     started = time.perf_counter()
@@ -232,7 +233,7 @@ def simulate(
         if pool is not None:
             pool.close()
             pool.join()
-    return report(players, counts, formed, time.perf_counter() - started, seen)
+    return report(players, counts, formed, time.perf_counter() - started, seen, order)
 
 
 def report(
@@ -241,7 +242,10 @@ def report(
     formed: int,
     seconds: float,
     seen: Measures,
+    order: Sequence[BotLevel] = LEVELS,
 ) -> Report:
+    """The figures of a run; ``order``: the strengths from the weakest, as measured
+    (``benchmarks/arena.py``), by which a pair of players is ordered right or not."""
     present = [level for level in LEVELS if counts.get(level, 0) > 0]
     mean_display = {
         lv: statistics.fmean(p.rating.display for p in players if p.level == lv) for lv in present
@@ -256,7 +260,7 @@ def report(
             if p.level == q.level:
                 continue
             total += 1
-            stronger, weaker = (p, q) if LEVELS.index(p.level) > LEVELS.index(q.level) else (q, p)
+            stronger, weaker = (p, q) if order.index(p.level) > order.index(q.level) else (q, p)
             ordered = stronger.rating.display > weaker.rating.display
             right += ordered
             tally = by_levels.setdefault(f"{weaker.level}<{stronger.level}", [0, 0])
@@ -303,6 +307,11 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--strong-budget", type=float, default=0.01, help="seconds a move")
     parser.add_argument("--match-seconds", type=float, default=240.0)
     parser.add_argument("--break", dest="rest", type=float, default=60.0)
+    parser.add_argument(
+        "--order",
+        default="easy,normal,strong",
+        help="the strengths from the weakest, as benchmarks/arena.py measured them",
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write JSON here")
     opts = parser.parse_args(argv)
     counts: dict[BotLevel, int] = {"easy": opts.easy, "normal": opts.normal, "strong": opts.strong}
@@ -314,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
         strong_budget=opts.strong_budget,
         match_seconds=opts.match_seconds,
         rest=opts.rest,
+        order=cast(list[BotLevel], opts.order.split(",")),
     )
     text = json.dumps(vars(found), indent=2)
     print(text)
