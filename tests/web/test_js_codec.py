@@ -40,11 +40,14 @@ from protocol.messages import (
     CreateRoom,
     Error,
     GetHistory,
+    GetLeaderboard,
     GetReplay,
     Hello,
     History,
     HistoryEntry,
     JoinRoom,
+    LadderLine,
+    Leaderboard,
     Leave,
     LeaveQueue,
     Left,
@@ -56,6 +59,8 @@ from protocol.messages import (
     Queued,
     QueueLeft,
     QuickMatch,
+    RatingChanged,
+    RatingView,
     ReadyRequest,
     Rematch,
     RematchAsked,
@@ -104,6 +109,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     Rematch(id=20, code="K7P2Q-M4XTR"),
     GetReplay(id=21, code="K7Q2XW"),
     GetHistory(id=22),
+    GetLeaderboard(id=23),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -296,6 +302,24 @@ SERVER_MESSAGES: list[BaseModel] = [
         ]
     ),
     History(entries=[]),
+    RatingChanged(
+        code="K7Q2XW",
+        before=RatingView(rating=0.0, mu=25.0, sigma=8.33, matches=0),
+        after=RatingView(rating=2.41, mu=27.87, sigma=8.49, matches=1),
+    ),
+    Leaderboard(
+        top=[
+            LadderLine(
+                rank=1, name="王", rating=RatingView(rating=31.5, mu=37.8, sigma=2.1, matches=40)
+            )
+        ],
+        ranked=1,
+        min_matches=10,
+        you=LadderLine(
+            rank=None, name="ann", rating=RatingView(rating=-3.25, mu=20.0, sigma=7.75, matches=3)
+        ),
+    ),
+    Leaderboard(top=[], ranked=0, min_matches=10, you=None),
 ]
 
 
