@@ -38,8 +38,6 @@ from server.players.rating import (
 )
 from server.rooms.room import Room
 from server.store.errors import StoreError
-from server.store.memory import MemoryStore
-from server.store.memory_lobby import MemoryRatings
 from server.store.ratings import LadderRead, RedisRatings, StoredRating
 from server.store.redis_store import RedisStore
 
@@ -74,9 +72,13 @@ class RatingStore(Protocol):
 
 
 def rating_store(store: object) -> RatingStore:
-    """The rating store beside a server's store: on its Redis, or its in-memory twin."""
+    """The rating store beside a server's store: on its Redis, or (the tests' in-memory
+    store) its in-memory twin."""
     if isinstance(store, RedisStore):
         return RedisRatings(store)
+    from server.store.memory import MemoryStore
+    from server.store.memory_lobby import MemoryRatings
+
     if isinstance(store, MemoryStore):
         return MemoryRatings(store)
     raise TypeError(f"no rating store beside {type(store).__name__}")
@@ -104,13 +106,10 @@ def start_record(seats: list[tuple[str | None, str, Rating, BotLevel | None]]) -
 
 def rated_match(code: str, start: dict[str, Any], deal_scores: list[list[int]]) -> RatedMatch:
     """The match to rate: its seats as ``start_record`` kept them and its finished deals."""
-    seats = []
-    for seat in start["seats"]:
-        if seat["pid"] is None:
-            seats.append(RatedSeat.bot(seat["level"]))
-        else:
-            seats.append(RatedSeat(seat["pid"], Rating(seat["mu"], seat["sigma"])))
-    a, b, c = seats
+    a, b, c = (  # (a bot at the rating it had then: a deploy between changes nothing)
+        RatedSeat(seat["pid"], Rating(seat["mu"], seat["sigma"]), seat["level"])
+        for seat in start["seats"]
+    )
     return RatedMatch(code, (a, b, c), outcomes(deal_scores))
 
 
