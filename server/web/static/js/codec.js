@@ -51,6 +51,7 @@ export const CLIENT_TYPES = Object.freeze([
   "get_history",
   "get_profile",
   "new_player_key",
+  "get_leaderboard",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -83,6 +84,8 @@ export const SERVER_TYPES = Object.freeze([
   "history",
   "profile",
   "player_key",
+  "rating_changed",
+  "leaderboard",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);
