@@ -6,6 +6,12 @@ compare-and-set on the version), and only then delivered: nobody hears of anythi
 was not saved. If the write fails the room goes back to its last saved state and the
 sender gets a retryable ``unavailable`` error; timers and bots try again shortly.
 
+While the storage is down (``StoreHealth``) the room is paused: no change is applied
+(each is refused as ``storage_unavailable``), its timers and bots wait, and everyone in it
+is told (``Paused``); when the storage is back the clocks go on with the time they had
+left when it went down (the deadlines move on by the pause), saved, and then everyone is
+told (``Resumed`` and the clock's prompt).
+
 After every change the runner looks at the room once: if the seat on turn is a bot's (or a
 person's seat a bot took over) it schedules that bot; if the room is timed it sets a timer
 for the stored absolute deadline. A timer that fires for a turn that has passed is refused
@@ -27,7 +33,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, Refusal
-from protocol.messages import Request
+from protocol.messages import Paused, Request, Resumed
 from server.bots import decide
 from server.bots.base import policy_for
 from server.bots.pool import BotPool
@@ -41,6 +47,7 @@ from server.settings import BOT_DELAYS
 from server.store.base import RoomStore, RoomWrite, StoredRoom
 from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -89,6 +96,15 @@ class RunnerDeps:
     bots: BotPool | None = None
     #: Told each bot decision's level and seconds (the metrics' histogram).
     bot_timer: Callable[[str, float], None] | None = None
+    #: Whether the storage answers (None: not watched, a failed save is only refused).
+    health: StoreHealth | None = None
+
+
+def storage_down() -> RoomError:
+    """The refusal of a change while the storage is down (the room is paused)."""
+    return RoomError(
+        ErrorCode.STORAGE_UNAVAILABLE, "the match is paused while the server saves it safely"
+    )
 
 
 class RoomRunner:
@@ -108,7 +124,10 @@ class RoomRunner:
         self.rng = deps.rng
         self.clock = deps.clock
         self.on_closed = deps.on_closed
+        self.health = deps.health
         self.lock = asyncio.Lock()
+        #: When the room was paused for a storage outage; None while it runs.
+        self.paused_since: float | None = None
         self._saved_version = room.version if saved else -1
         self._saved_blob: bytes | None = pack(room_to_data(room)) if saved else None
         #: The step records saved since ``_saved_blob``, packed (a tenth of their size as
@@ -140,6 +159,7 @@ class RoomRunner:
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved. A
         change that records nothing in the journal may give its deliveries alone."""
         async with self.lock:
+            self._check_running()
             before = self.room.members()
             change = apply(self.room)
             if isinstance(change, list):
@@ -150,8 +170,14 @@ class RoomRunner:
         """``change`` for a step (a request, a clock run out): saved as the step, not as
         the whole room, while the tail has room (``server/rooms/steps.py``)."""
         async with self.lock:
+            self._check_running()
             before, now = self.room.members(), self.clock()
             return await self._made(before, step.apply(self.room, now, self.rng), now, step)
+
+    def _check_running(self) -> None:
+        """Refuse a change while the room is paused (nothing is applied)."""
+        if self.paused_since is not None or (self.health is not None and self.health.down):
+            raise storage_down()
 
     async def request(self, actor: Actor, request: Request) -> list[Delivery]:
         return await self.step(RequestStep(actor, request))
@@ -235,10 +261,16 @@ class RoomRunner:
 
     async def _save(self, change: Change, step: tuple[Step, float] | None = None) -> None:
         room = self.room
+        began = self.clock()
         try:
             await self._write(change, step)
         except StoreError as exc:
             self._revert()
+            health = self.health
+            if health is not None and not isinstance(exc, StoreConflict):
+                health.failed(exc, began)  # (which pauses every room here, this one too)
+                self.pause(began)
+                raise storage_down() from exc
             if isinstance(exc, StoreFenced):
                 log.warning("room %s: %s; another process runs it now", room.code, exc)
                 self.stop()
@@ -250,6 +282,42 @@ class RoomRunner:
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
+
+    # --- storage outages --------------------------------------------------------------
+
+    def pause(self, since: float) -> None:
+        """The storage went down at ``since``: stop the clock and the bots, and tell
+        everyone in the room that the match is paused and safe (what they were shown was
+        saved). Nothing else changes until ``resume``."""
+        if self.paused_since is not None:
+            self.paused_since = min(self.paused_since, since)
+            return
+        self.paused_since = since
+        self._cancel()
+        room = self.room
+        if room.closed is None and not self._stopped:
+            notice = Paused(code=room.code, since=since)
+            self.outlet.deliver(room.to_everyone(notice))
+
+    async def resume(self) -> None:
+        """The storage is back: the room goes on, each running clock with the time it had
+        left when the storage went down (the change saved before anyone hears of it). A
+        save that fails again leaves it paused, as from the first time."""
+        async with self.lock:
+            since = self.paused_since
+            if since is None or self._stopped:
+                return
+            now = self.clock()
+            before = self.room.members()
+            change = self.room.pause_over(now - since, now)
+            change.deliveries[:0] = self.room.to_everyone(Resumed(code=self.room.code))
+            self.paused_since = None
+            try:
+                await self._made(before, change, now)
+            except RoomError:
+                if self.paused_since is not None:  # down again: the pause counts from its start
+                    self.paused_since = since
+                raise
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved whole by someone else (``blob``: as packed, with
@@ -284,7 +352,7 @@ class RoomRunner:
         sets itself again for the rest (``_clock_rings``). Nearly every action moves the
         deadline on, and a timer made and cancelled each time lived for seconds, long
         enough to weigh on every young garbage collection (``server/edge/gc_pacing.py``)."""
-        if self._stopped:
+        if self._stopped or self.paused_since is not None:
             self._cancel()
             return
         self._cancel(keep_clock=True)
@@ -392,6 +460,8 @@ class RoomRunner:
             self._retry(exc)
 
     def _retry(self, exc: Refusal) -> None:
+        """Set the timers again after a refused timer or bot (nothing is set while paused:
+        the resume sets them)."""
         self.reschedule(RETRY_DELAY if exc.code == ErrorCode.UNAVAILABLE else None)
 
     async def _bot_acts(self, seat: int) -> None:
@@ -423,7 +493,7 @@ class RoomRunner:
         try:
             await self.request(BotActor(seat), request)
         except Refusal as exc:
-            if exc.code == ErrorCode.UNAVAILABLE:
+            if exc.code in (ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE):
                 self._retry(exc)
                 return True
             if exc.code in MOVED_ON:  # a change got in first (a resume, a timeout)

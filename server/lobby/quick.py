@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from server.lobby.stores import QueueStore
 from server.store.errors import StoreError
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 #: Seconds ``stop`` waits for the matching loop to end.
@@ -44,6 +45,8 @@ class QuickMatcher:
         self.interval = max(0.02, min(0.25, wait / 10))
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        #: Told when the queue cannot be read; while the storage is down nothing is logged.
+        self.health: StoreHealth | None = None
 
     async def tick(self) -> int:
         """Take every match that is ready now; return how many were opened."""
@@ -58,7 +61,8 @@ class QuickMatcher:
             try:
                 await self.tick()
             except StoreError as exc:
-                log.warning("quick match: %s", exc)
+                if self.health is None or not self.health.failed(exc):
+                    log.warning("quick match: %s", exc)
             except Exception:
                 log.exception("quick match: a match could not be opened")
             await asyncio.sleep(self.interval)
