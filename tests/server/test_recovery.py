@@ -24,6 +24,7 @@ from protocol.messages import (
     Error,
     Hello,
     PassRequest,
+    Resumed,
     ReadyRequest,
     SeatBot,
     Snapshot,
@@ -180,12 +181,12 @@ async def test_while_redis_is_away_commands_are_refused_then_the_match_goes_on(
             version = srv.app.rooms[code].room.version
             await client.send(BidRequest(value=3))
             error: Error = await client.recv_type(Error)
-            assert error.code == ErrorCode.UNAVAILABLE
+            assert error.code == ErrorCode.STORAGE_UNAVAILABLE
             assert srv.app.rooms[code].room.version == version
             await client.send(PassRequest())
-            assert (await client.recv_type(Error)).code == ErrorCode.UNAVAILABLE
+            assert (await client.recv_type(Error)).code == ErrorCode.STORAGE_UNAVAILABLE
             redis.start()  # back, with what it had
-            await asyncio.sleep(0.2)
+            await client.recv_type(Resumed)
             seat = AutoSeat(client, TableState.from_snapshot(snapshot))
             await client.send(BidRequest(value=3))
             bid: BidMade = await seat.until(BidMade)

@@ -1,0 +1,198 @@
+"""Rooms through a storage outage, over the in-memory store: every room pauses (its people
+told, its clocks and bots stopped), requests are refused and change nothing, the outage is
+one log line each way, and when the store answers again every room goes on with the time
+its clock had left when the outage began."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.events import TurnStarted
+from protocol.messages import BidRequest, Paused, ReadyRequest, Resumed
+from server.cluster import ops
+from server.rooms.room import Clocks, Room, RoomError
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.memory import MemoryRedis
+from tests.server.cluster.harness import Node, nodes, until
+
+#: The bid clock of the rooms here, in seconds.
+BID_CLOCK = 20.0
+
+
+async def timed_match(node: Node, code: str) -> tuple[list[str], str]:
+    """A timed match run on ``node``: three persons connected there, bidding, and a
+    watcher; (the persons' ids, the watcher's id)."""
+    ann = await node.connect("Ann")
+    session = node.sessions.of_player(ann)
+    assert session is not None
+    await node.sessions.enter(session, code)
+    room = Room.create(code, "private", 1, ann, "Ann", clocks=Clocks(BID_CLOCK, 20.0, 10.0))
+    runner = await node.directory.open(room)
+    assert runner is not None
+    players = [ann]
+    for name in ("Bo", "Cy"):
+        player = await node.connect(name)
+        await node.directory.route(code, ops.Join(player, name))
+        players.append(player)
+    watcher = await node.connect("Wu")
+    await node.directory.route(code, ops.Watch(watcher))
+    for player in players:
+        await node.directory.route(code, ops.Ask(player, ReadyRequest()))
+    match = node.directory.rooms[code].room.match
+    assert match is not None and match.phase == "bidding" and match.deadline is not None
+    return players, watcher
+
+
+def on_turn(node: Node, code: str, players: list[str]) -> str:
+    match = node.directory.rooms[code].room.match
+    assert match is not None and match.turn is not None
+    return players[match.turn]
+
+
+async def outage(redis: MemoryRedis, node: Node, code: str, player: str) -> RoomError:
+    """The store goes down and the player on turn bids: refused, the storage marked down."""
+    redis.down = True
+    with pytest.raises(RoomError) as refused:
+        await node.directory.route(code, ops.Ask(player, BidRequest(value=1)))
+    assert node.health is not None and node.health.down
+    return refused.value
+
+
+def clear(node: Node) -> None:
+    for got in node.hub.got.values():
+        got.clear()
+
+
+async def test_an_outage_pauses_every_room_and_tells_each_player_and_watcher() -> None:
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        first, watcher1 = await timed_match(a, "ROOM1")
+        second, watcher2 = await timed_match(a, "ROOM2")
+        clear(a)
+
+        refused = await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", first))
+
+        assert refused.code == ErrorCode.STORAGE_UNAVAILABLE
+        for code, people in (("ROOM1", [*first, watcher1]), ("ROOM2", [*second, watcher2])):
+            for person in people:
+                (notice,) = a.hub.got[person]
+                assert isinstance(notice, Paused) and notice.code == code
+            runner = a.directory.rooms[code]
+            assert runner.paused_since is not None
+            # no clock and no bot is set going while paused
+            assert runner._clock is None and runner._bot is None and runner._idle is None
+
+
+async def test_a_request_while_paused_is_refused_and_changes_nothing() -> None:
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, _ = await timed_match(a, "ROOM1")
+        await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        runner = a.directory.rooms["ROOM1"]
+        before, writes = room_to_data(runner.room), list(a.store.writes)
+        clear(a)
+        redis.down = False  # (answering again, but the probe has not seen it yet)
+        assert a.health is not None
+        a.health.probe = lambda: _never()
+
+        for player in players:
+            with pytest.raises(RoomError) as refused:
+                await a.directory.route("ROOM1", ops.Ask(player, BidRequest(value=1)))
+            assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE
+
+        assert room_to_data(runner.room) == before and a.store.writes == writes
+        assert all(not got for got in a.hub.got.values())
+
+
+async def _never() -> bool:
+    return False
+
+
+async def test_the_clocks_are_given_back_the_time_of_the_outage_and_the_match_goes_on() -> None:
+    async with nodes("a:1", watched=True) as (redis, clock, (a,)):
+        players, watcher = await timed_match(a, "ROOM1")
+        runner = a.directory.rooms["ROOM1"]
+        match = runner.room.match
+        assert match is not None and match.deadline is not None
+        clock.now += 4.0
+        left = match.deadline - clock.now  # what the seat on turn has when Redis goes
+        await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        clear(a)
+        clock.now += 300.0  # a long outage: far past the deadline
+
+        redis.down = False
+        await until(lambda: runner.paused_since is None and bool(a.hub.got[watcher]))
+
+        match = runner.room.match
+        assert match is not None and match.deadline is not None
+        assert match.deadline - clock.now == pytest.approx(left)
+        for person in [*players, watcher]:
+            resumed, prompt = a.hub.got[person]
+            assert isinstance(resumed, Resumed) and resumed.code == "ROOM1"
+            assert isinstance(prompt, TurnStarted) and prompt.deadline == match.deadline
+        stored = await a.store.load_room("ROOM1")  # saved before it was sent
+        assert stored is not None
+        stored_match = room_from_stored(stored).match
+        assert stored_match is not None and stored_match.deadline == match.deadline
+        # the match goes on: the seat on turn bids
+        await a.directory.route("ROOM1", ops.Ask(on_turn(a, "ROOM1", players), BidRequest(value=1)))
+        assert runner._clock is not None
+
+
+async def test_an_outage_is_one_log_line_down_and_one_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, _ = await timed_match(a, "ROOM1")
+        caplog.clear()
+        await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        for player in players:  # more failed attempts: requests, the relay, the leases
+            with pytest.raises(RoomError):
+                await a.directory.route("ROOM1", ops.Ask(player, BidRequest(value=1)))
+        a.cluster.relay.to_player("nobody", Paused(code="ROOM1", since=0.0))  # type: ignore[arg-type]
+        await a.cluster.relay.flush(1.0)
+        runner = a.directory.rooms["ROOM1"]
+        redis.down = False
+        await until(lambda: runner.paused_since is None)
+
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(warnings) == 2, warnings
+        assert warnings[0].startswith("storage down") and warnings[1].startswith("storage back")
+
+
+async def test_a_room_another_process_took_during_the_outage_is_left_to_it() -> None:
+    async with nodes("a:1", "b:2", lease_ttl=5.0, watched=True) as (redis, clock, (a, b)):
+        players, _ = await timed_match(a, "ROOM1")
+        await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        assert a.health is not None
+        a.health.probe = lambda: _never()  # a does not see the store come back yet
+        clock.now += 6.0  # a's lease runs out meanwhile
+        redis.down = False
+        await b.directory.adopt_orphans()  # b takes the room over
+        assert "ROOM1" in b.directory.rooms
+
+        a.health.answered()  # now a sees the store answer
+
+        await until(lambda: "ROOM1" not in a.directory.rooms)
+        assert b.directory.rooms["ROOM1"].paused_since is None
+
+
+async def test_a_paused_room_stays_paused_when_its_resume_cannot_be_saved() -> None:
+    async with nodes("a:1", watched=True) as (redis, clock, (a,)):
+        players, _ = await timed_match(a, "ROOM1")
+        runner = a.directory.rooms["ROOM1"]
+        await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        since = runner.paused_since
+        assert a.health is not None and since is not None
+        deadline = runner.room.match.deadline if runner.room.match else None
+        clock.now += 30.0
+
+        with pytest.raises(RoomError):  # the store is still down: the save fails
+            await runner.resume()
+
+        assert runner.paused_since == since and a.health.down
+        match = runner.room.match
+        assert match is not None and match.deadline is not None
+        assert match.deadline == deadline  # not moved on: the pause counts from its start
