@@ -158,6 +158,7 @@ class RoomRunner:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved. A
         change that records nothing in the journal may give its deliveries alone."""
+        self._check_running()  # (not waiting for the lock: a change in doubt may hold it)
         async with self.lock:
             self._check_running()
             before = self.room.members()
@@ -169,6 +170,7 @@ class RoomRunner:
     async def step(self, step: Step) -> list[Delivery]:
         """``change`` for a step (a request, a clock run out): saved as the step, not as
         the whole room, while the tail has room (``server/rooms/steps.py``)."""
+        self._check_running()
         async with self.lock:
             self._check_running()
             before, now = self.room.members(), self.clock()
@@ -228,9 +230,16 @@ class RoomRunner:
                 log.info("room %s: not saved whole before the handover: %s", self.room.code, exc)
 
     async def _write(self, change: Change, step: tuple[Step, float] | None = None) -> None:
-        """Write the room as it stands (state and journal) over the version last saved:
-        ``step``, the step just applied (and when), alone while the tail has room, else the
-        whole room. A closing room is always saved whole (its keys get their lifetime)."""
+        """Write the room as it stands (``_prepare``) and take it as last saved."""
+        write = self._prepare(change, step)
+        await self.store.save_room(write)
+        self._written(write)
+
+    def _prepare(self, change: Change, step: tuple[Step, float] | None = None) -> RoomWrite:
+        """The write of the room as it stands (state and journal) over the version last
+        saved: ``step``, the step just applied (and when), alone while the tail has room,
+        else the whole room. A closing room is always saved whole (its keys get their
+        lifetime)."""
         room = self.room
         at = self.clock()
         room.saved(at)
@@ -240,37 +249,47 @@ class RoomRunner:
             record = pack(step_record(step[0], step[1], change, room.version, at))
         blob = None if record else pack(room_to_data(room))
         closed = room.closed is not None
-        await self.store.save_room(
-            RoomWrite(
-                room.code,
-                self._saved_version,
-                room.version,
-                blob,
-                change.journal,
-                closed,
-                self.fence,
-                room.worth_keeping,
-                record,
-            )
+        return RoomWrite(
+            room.code,
+            self._saved_version,
+            room.version,
+            blob,
+            change.journal,
+            closed,
+            self.fence,
+            room.worth_keeping,
+            record,
         )
-        self._saved_version = room.version
-        if record is not None and tail is not None:
-            tail.append(record)
+
+    def _written(self, write: RoomWrite) -> None:
+        """``write`` is stored: the room as last saved is the room as it stands."""
+        self._saved_version = write.version
+        if write.step is not None and self._tail is not None:
+            self._tail.append(write.step)
         else:
-            self._saved_blob, self._tail = blob, []
+            self._saved_blob, self._tail = write.state, []
 
     async def _save(self, change: Change, step: tuple[Step, float] | None = None) -> None:
+        """Save the change just applied. When Redis cannot be reached the storage is down:
+        the room pauses, and the change is in doubt (a write whose answer was lost may have
+        been stored) until the storage is back. Then it is either found stored, and goes on
+        to be sent as any saved change, or undone and refused (``storage_unavailable``)."""
         room = self.room
         began = self.clock()
+        write = self._prepare(change, step)
         try:
-            await self._write(change, step)
+            await self.store.save_room(write)
         except StoreError as exc:
-            self._revert()
             health = self.health
             if health is not None and not isinstance(exc, StoreConflict):
                 health.failed(exc, began)  # (which pauses every room here, this one too)
                 self.pause(began)
+                if await self._found_stored(write, health):
+                    self._written(write)
+                    return
+                self._revert()
                 raise storage_down() from exc
+            self._revert()
             if isinstance(exc, StoreFenced):
                 log.warning("room %s: %s; another process runs it now", room.code, exc)
                 self.stop()
@@ -282,6 +301,27 @@ class RoomRunner:
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
+        self._written(write)
+
+    async def _found_stored(self, write: RoomWrite, health: StoreHealth) -> bool:
+        """Once the storage is back, whether ``write`` (whose answer was lost) is stored:
+        the room's state, or its last step record, is the write's. Waits for as many
+        outages as it takes; False if the room stops running here meanwhile."""
+        while True:
+            await health.up()
+            if self._stopped:
+                return False
+            try:
+                stored = await self.store.load_room(write.code)
+            except StoreError as exc:
+                health.failed(exc)
+                continue
+            if stored is None:
+                return False
+            if write.state is not None:
+                return bool(stored.state == unpack(write.state))
+            tail = stored.tail
+            return write.step is not None and bool(tail) and tail[-1] == unpack(write.step)
 
     # --- storage outages --------------------------------------------------------------
 

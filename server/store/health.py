@@ -56,6 +56,8 @@ class StoreHealth:
         self._on_down: list[OnDown] = []
         self._on_back: list[OnBack] = []
         self._probing: asyncio.Task[None] | None = None
+        self._up = asyncio.Event()
+        self._up.set()
 
     @property
     def down(self) -> bool:
@@ -83,6 +85,7 @@ class StoreHealth:
             return True
         now = self.clock()
         self.down_since = down = now if since is None else min(since, now)
+        self._up.clear()
         self.outages += 1
         log.warning("storage down (%s): rooms paused until it answers", exc)
         with contextlib.suppress(RuntimeError):  # no loop: nothing to probe with
@@ -101,12 +104,17 @@ class StoreHealth:
         if since is None:
             return
         self.down_since = None
+        self._up.set()
         if self._probing is not None and self._probing is not asyncio.current_task():
             self._probing.cancel()
         self._probing = None
         log.warning("storage back after %.1f s: rooms resume", max(now - since, 0.0))
         for told in list(self._on_back):
             told(since, now)
+
+    async def up(self) -> None:
+        """Until the storage answers (at once when it does)."""
+        await self._up.wait()
 
     async def _probe(self) -> None:
         while self.down_since is not None:

@@ -51,6 +51,9 @@ class MemoryRedis:
         self.drop: Callable[[str, bytes], bool] = lambda channel, data: False
         #: Set to fail every call with StoreUnavailable-like errors (Redis away).
         self.down = False
+        #: Set to store a room's write and then fail it as if its answer was lost (Redis
+        #: stopped answering after it took the write); the store is down from then on.
+        self.lose_answers = False
 
     def lease(self, code: str) -> str | None:
         held = self.leases.get(code)
@@ -156,6 +159,9 @@ class MemoryStore:
         if write.closed:
             self.data.active.discard(code)
             self.data.watchable.pop(code, None)
+        if self.data.lose_answers:
+            self.data.down = True
+            raise StoreUnavailable("the memory store took the write, its answer was lost")
 
     async def save_rooms(self, writes: list[RoomWrite]) -> list[StoreError | None]:
         self._up()
