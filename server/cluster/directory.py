@@ -326,10 +326,11 @@ class RoomDirectory:
             if self.health is not None and self.health.down:
                 continue  # (the rooms are paused; their leases are taken again after)
             leases = {c: self._lease(r) for c, r in self.rooms.items() if r.paused_since is None}
+            began = self.clock()
             try:
                 lost = await self.leases.renew(leases)
             except StoreError as exc:
-                if self.health is None or not self.health.failed(exc):
+                if self.health is None or not self.health.failed(exc, began):
                     log.warning("could not renew room leases: %s", exc)
                 continue
             for code in lost:

@@ -209,10 +209,11 @@ class Relay:
             self._wake.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox, []
+                began = None if self.health is None else self.health.clock()
                 try:
                     await self.store.publish_many(batch)
                 except StoreError as exc:
-                    if self.health is None or not self.health.failed(exc):
+                    if self.health is None or not self.health.failed(exc, began):
                         log.warning(
                             "relay: %d messages to other processes lost: %s", len(batch), exc
                         )

@@ -58,10 +58,11 @@ class QuickMatcher:
 
     async def run(self) -> None:
         while not self._stopping:
+            began = self.clock()  # (an outage counts from the start of the call it failed)
             try:
                 await self.tick()
             except StoreError as exc:
-                if self.health is None or not self.health.failed(exc):
+                if self.health is None or not self.health.failed(exc, began):
                     log.warning("quick match: %s", exc)
             except Exception:
                 log.exception("quick match: a match could not be opened")

@@ -50,6 +50,7 @@ from protocol.messages import (
     Left,
     ListRooms,
     PassRequest,
+    Paused,
     Ping,
     PlayRequest,
     Pong,
@@ -61,6 +62,7 @@ from protocol.messages import (
     RematchAsked,
     ReplayData,
     ReplayDeal,
+    Resumed,
     ResumeRequest,
     RoomClosed,
     RoomList,
@@ -296,6 +298,8 @@ SERVER_MESSAGES: list[BaseModel] = [
         ]
     ),
     History(entries=[]),
+    Paused(code="K7Q2XW", since=1764547200.5),
+    Resumed(code="K7Q2XW"),
 ]
 
 

@@ -79,6 +79,8 @@ export const SERVER_TYPES = Object.freeze([
   "rematch_asked",
   "replay",
   "history",
+  "paused",
+  "resumed",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);
