@@ -49,7 +49,7 @@ from server.lobby.watching import Watching
 from server.metrics import Metrics
 from server.os_random import OsRandom
 from server.rooms.room import Room, RoomError
-from server.runner import RoomRunner, storage_down
+from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
 from server.store.errors import StoreError
@@ -59,6 +59,13 @@ log = logging.getLogger(__name__)
 
 #: Close reason (code 1008) for a connection refused too often (``server.edge.flood``).
 FLOOD_REASON = "too many refused frames"
+
+
+def storage_away() -> RoomError:
+    """The refusal of a request the store did not take during an outage (retryable)."""
+    return RoomError(
+        ErrorCode.STORAGE_UNAVAILABLE, "the server cannot reach its storage: wait a moment"
+    )
 
 
 class ServerStore(LobbyStore, ClusterStore, Protocol):
@@ -211,7 +218,7 @@ class App:
         refusal: Refusal
         if isinstance(exc, StoreError):  # (a failed call tells the health; during an outage
             # the request is refused as the rooms' are: wait for the storage)
-            refusal = storage_down() if self.health.failed(exc) else unavailable()
+            refusal = storage_away() if self.health.failed(exc) else unavailable()
         else:
             refusal = exc
         waiting = (ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE)
