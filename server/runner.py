@@ -48,6 +48,7 @@ from server.store.base import RoomStore, RoomWrite, StoredRoom
 from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced
 from server.store.health import StoreHealth
+from server.store.recent import RecentWrites
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -134,6 +135,9 @@ class RoomRunner:
         #: objects): with it, the room as last saved. None until this runner saves the room
         #: whole (new, or loaded: the store may hold a tail it did not write).
         self._tail: list[bytes] | None = None
+        #: The journal records of the last minute's writes: given back to a store that
+        #: comes back with less (``write_back``).
+        self._recent = RecentWrites()
         #: The rematch hold's timer.
         self._timer: asyncio.TimerHandle | None = None
         #: The match clock's timer, when it rings (wall clock), and when the clock runs out:
@@ -264,6 +268,7 @@ class RoomRunner:
     def _written(self, write: RoomWrite) -> None:
         """``write`` is stored: the room as last saved is the room as it stands."""
         self._saved_version = write.version
+        self._recent.add(write.expected, write.version, self.clock(), write.journal)
         if write.step is not None and self._tail is not None:
             self._tail.append(write.step)
         else:
@@ -296,8 +301,7 @@ class RoomRunner:
                 if self.on_lost is not None:
                     self.on_lost(room)
             elif isinstance(exc, StoreConflict):
-                log.warning("room %s: %s; reloading it", room.code, exc)
-                await self._reload()
+                await self._conflict(exc)
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
@@ -347,6 +351,18 @@ class RoomRunner:
             since = self.paused_since
             if since is None or self._stopped:
                 return
+            try:  # (the store may have come back with less than it was given)
+                current = await self.write_back()
+            except StoreError as exc:
+                if self.health is not None:
+                    self.health.failed(exc)
+                raise storage_down() from exc
+            if not current:
+                log.warning("room %s: written by another process during the outage", self.code)
+                self.stop()
+                if self.on_lost is not None:
+                    self.on_lost(self.room)
+                return
             now = self.clock()
             before = self.room.members()
             change = self.room.pause_over(now - since, now)
@@ -370,6 +386,51 @@ class RoomRunner:
         if self._saved_blob is not None:
             tail = [unpack(record) for record in self._tail or []]
             self.room = room_from_stored(StoredRoom(unpack(self._saved_blob), tail))
+
+    async def _conflict(self, exc: StoreConflict) -> None:
+        """The store does not hold the version this runner last saved: it lost writes
+        (they are written back) or another process wrote the room (it is loaded)."""
+        try:
+            if await self.write_back():
+                return
+        except StoreError:
+            return
+        log.warning("room %s: %s; reloading it", self.room.code, exc)
+        await self._reload()
+
+    async def write_back(self) -> bool:
+        """Make the store hold the room as this runner last saved it: when the store came
+        back with less (a Redis that lost its last writes, a replica promoted that had not
+        had them), the whole room is written over the version it holds, with the journal
+        records of every write it lost, fenced as every write is: the stored journal again
+        holds every event anyone was sent. False when the store holds a later version than
+        this runner saved (another process wrote it). Called under the lock, with nothing
+        unsaved; raises ``StoreError`` when it could not."""
+        stored = await self.store.load_room(self.room.code)
+        held = -1 if stored is None else room_from_stored(stored).version
+        if held == self._saved_version:
+            return True
+        if held > self._saved_version:
+            return False
+        room = self.room
+        journal, whole = self._recent.since(held)
+        if not whole:
+            log.error("room %s: the store lost more than the writes kept here", room.code)
+        room.saved(self.clock())
+        blob = pack(room_to_data(room))
+        closed = room.closed is not None
+        write = RoomWrite(
+            room.code, held, room.version, blob, journal, closed, self.fence, room.worth_keeping
+        )
+        await self.store.save_room(write)
+        log.warning(
+            "room %s: the store had lost versions %d to %d; written back",
+            room.code,
+            held + 1,
+            room.version,
+        )
+        self._saved_version, self._saved_blob, self._tail = room.version, blob, []
+        return True
 
     async def _reload(self) -> None:
         try:

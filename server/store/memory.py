@@ -55,6 +55,22 @@ class MemoryRedis:
         #: stopped answering after it took the write); the store is down from then on.
         self.lose_answers = False
 
+    def keep(self) -> Callable[[], None]:
+        """Note the rooms, leases and fences as they are now; the function returned puts
+        them back so, losing every write since: a Redis started again from an older file,
+        or a replica promoted that had not had the last writes."""
+        rooms = {
+            c: _Room(r.version, r.state, r.fence, list(r.log), list(r.tail))
+            for c, r in self.rooms.items()
+        }
+        active, leases, fences = set(self.active), dict(self.leases), dict(self.fences)
+
+        def lose() -> None:
+            self.rooms, self.active = rooms, active
+            self.leases, self.fences = leases, fences
+
+        return lose
+
     def lease(self, code: str) -> str | None:
         held = self.leases.get(code)
         if held is None or held[1] <= self.clock():
