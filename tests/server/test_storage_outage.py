@@ -10,14 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+from redis.asyncio import Redis
+
 from protocol.errors import ErrorCode
-from protocol.events import BidMade, DealStarted, TurnStarted
+from protocol.events import BidMade, DealStarted, LandlordChosen, TurnStarted
 from protocol.messages import (
     BidRequest,
     CreateRoom,
@@ -29,6 +33,7 @@ from protocol.messages import (
     Snapshot,
     Watch,
 )
+from server.game.journal import replay
 from server.store.embedded import EmbeddedRedis
 from tests.redis_server import RedisProcess
 from tests.server.test_e2e import check_no_leaks, dealt_hands
@@ -213,3 +218,59 @@ async def test_the_embedded_redis_killed_pauses_the_match_until_it_is_started_ag
                 )
     finally:
         embedded.stop()
+
+
+async def test_a_redis_restarted_from_an_older_copy_is_given_back_what_it_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis dies and comes back from a copy older than the last writes (its dump from the
+    start of the deal): the server writes the room back, and the stored journal again holds
+    every bid both clients were shown."""
+    redis = RedisProcess(tmp_path / "redis", appendonly=False).start()
+    copy = tmp_path / "older.rdb"
+    try:
+        async with running_server(redis.url, bid_timeout=60.0, bot_speed="instant") as srv:
+            async with timed_match(srv) as (player, watcher, code):
+                admin = Redis.from_url(redis.url)
+                try:
+                    await admin.save()  # (the copy: taken as the first deal starts)
+                finally:
+                    await admin.aclose()
+                shutil.copy(tmp_path / "redis" / "dump.rdb", copy)
+                await my_turn(player, srv, code)
+                await player.send(BidRequest(value=3))  # the burst the copy has not got
+                for client in (player, watcher):
+                    await client.recv_type(LandlordChosen, WAIT)
+                shown = {id(c): bids_in(c.received) for c in (player, watcher)}
+                assert (0, 3) in shown[id(player)] and shown[id(player)] == shown[id(watcher)]
+                version = srv.app.rooms[code].room.version
+
+                redis.stop(kill=True)
+                async with asyncio.timeout(WAIT):
+                    while not srv.app.health.down:
+                        await asyncio.sleep(0.02)
+                shutil.copy(copy, tmp_path / "redis" / "dump.rdb")
+                redis.start()
+
+                await got(player, Resumed, 0)
+                await got(watcher, Resumed, 0)
+                records = await srv.app.store.read_log(code)
+                stored = [bid_of(r) for r in records if r["k"] == "cmd"]  # (all in bidding)
+                assert stored == shown[id(player)]  # nothing anyone saw is lost
+                assert any("written back" in r.getMessage() for r in caplog.records)
+                assert srv.app.rooms[code].room.version >= version
+                *_, (_, match, _) = replay(records)
+                room_match = srv.app.rooms[code].room.match
+                assert room_match is not None and match.deal.bids == room_match.deal.bids
+    finally:
+        redis.stop()
+
+
+def bids_in(messages: list[Any]) -> list[tuple[int, int]]:
+    return [(m.seat, m.bid) for m in messages if isinstance(m, BidMade)]
+
+
+def bid_of(record: dict[str, Any]) -> tuple[int, int]:
+    """A bidding command of the journal as its ``BidMade`` shows it (a pass bids 0)."""
+    cmd = record["cmd"]
+    return cmd["seat"], cmd["value"] if cmd["type"] == "Bid" else 0
