@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 import pytest
 
@@ -16,8 +17,9 @@ from protocol.messages import BidRequest, Paused, ReadyRequest, Resumed
 from server.cluster import ops
 from server.rooms.room import Clocks, Room, RoomError
 from server.rooms.stored import room_from_stored, room_to_data
+from server.store.errors import StoreUnavailable
 from server.store.memory import MemoryRedis
-from tests.server.cluster.harness import Node, nodes, until
+from tests.server.cluster.harness import Node, join_from, nodes, open_room, until
 
 #: The bid clock of the rooms here, in seconds.
 BID_CLOCK = 20.0
@@ -249,3 +251,29 @@ async def test_a_false_return_leaves_the_rooms_paused_and_the_pause_counts_from_
 
 async def _answers(redis: MemoryRedis) -> bool:
     return not redis.down
+
+
+@dataclass(frozen=True)
+class Socket:
+    """A connection as the cluster part reads it: whose it is."""
+
+    player_id: str
+
+
+async def test_a_player_here_in_a_room_run_elsewhere_is_told_by_this_process() -> None:
+    """The room's own notice would come through Redis, which is down: the process the
+    player is connected to tells them."""
+    async with nodes("a:1", "b:2", watched=True) as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await join_from(b, code)
+        b.hub.all.add(Socket(bo))  # type: ignore[arg-type]  # (Bo's connection to b)
+        b.hub.got[bo].clear()
+        assert b.health is not None and a.health is not None
+        redis.down = True
+        b.health.failed(StoreUnavailable("gone"))
+
+        (notice,) = b.hub.got[bo]
+        assert isinstance(notice, Paused) and notice.code == code
+        redis.down = False
+        await until(lambda: not b.health.down and not a.health.down)  # type: ignore[union-attr]
