@@ -59,6 +59,19 @@ async def got(client: WireClient, kind: type[Any], since: int) -> Any:
         await client.recv(WAIT)
 
 
+async def get(srv: RunningServer, path: str) -> bytes:
+    """The server's whole answer to ``GET path``."""
+    port = int(srv.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        )
+        return await asyncio.wait_for(reader.read(), WAIT)
+    finally:
+        writer.close()
+
+
 async def my_turn(client: WireClient, srv: RunningServer, code: str) -> TurnStarted:
     """Until the turn is seat 0's (the creator's), as the room stands (on a busy machine a
     prompt read late may be for a turn the clock has ended)."""
@@ -116,6 +129,9 @@ async def outage_and_return(
     assert paused.code == code
     assert (await got(watcher, Paused, marks[id(watcher)])).code == code
     version = srv.app.rooms[code].room.version
+    assert b"ddz_storage_up 0.0" in srv.app.metrics.exposition()  # the metric says so
+    health = await get(srv, "/healthz")
+    assert health.startswith(b"HTTP/1.1 503") and b"rooms paused" in health
     # (the player's connection waits for its bid; the watcher's asks meanwhile)
     await watcher.send(ReadyRequest())  # refused at once while paused
     error = await got(watcher, Error, marks[id(watcher)])
@@ -132,6 +148,8 @@ async def outage_and_return(
         assert resumed.code == code
         after = next(i for i, m in enumerate(client.received) if m is resumed) + 1
         prompts[id(client)] = await got(client, TurnStarted, after)  # the clock's, moved on
+    assert b"ddz_storage_up 1.0" in srv.app.metrics.exposition()
+    assert (await get(srv, "/healthz")).startswith(b"HTTP/1.1 200")
     records = await srv.app.store.read_log(code)
     bids = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Bid"]
     stored = any(b["cmd"]["seat"] == 0 for b in bids)
