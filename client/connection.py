@@ -39,7 +39,9 @@ PACE_BURST = 30
 
 
 #: Refusals of a hello that may pass on a later try; any other refusal is final.
-RETRYABLE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
+RETRYABLE_CODES = frozenset(
+    {ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED}
+)
 
 
 class LinkError(Exception):

@@ -115,7 +115,9 @@ FATAL_CODES = frozenset(
     }
 )
 #: Refusals of a request that was not applied and may pass when sent again.
-RETRY_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED})
+RETRY_CODES = frozenset(
+    {ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED}
+)
 #: Refusals of an action the table has moved past (it was applied already, or the turn went
 #: on): nothing to do but wait for the next decision.
 PASSED_CODES = frozenset(

@@ -39,8 +39,10 @@ from protocol.messages import (
     BotSpeedChanged,
     Error,
     Left,
+    Paused,
     Queued,
     QueueLeft,
+    Resumed,
     RoomClosed,
     RoomList,
     RoomSummary,
@@ -238,6 +240,10 @@ def event_lines(
         return [[(BOLD, f"room closed: {reason}")]]
     if isinstance(message, Left):
         return [[(DIM, "you left the room")]]
+    if isinstance(message, Paused):
+        return [[(WARN, "paused: the server is saving the match safely; clocks are stopped")]]
+    if isinstance(message, Resumed):
+        return [[(GOOD + " bold", "resumed: the match goes on, every clock as it was")]]
     if isinstance(message, DealStarted):
         line: Fragments = [
             (ACCENT + " bold", f"── deal {message.deal_no} of {message.deals_total} ── "),
@@ -515,6 +521,8 @@ def turn_line(state: TableState, now: float) -> Fragments:
         left = f"  {state.countdown.left(now):.0f}s left"
     if state.closed is not None and not state.match_over:
         return [(WARN, f"room closed ({state.closed})")]
+    if state.paused:
+        return [(WARN, "paused: the server is saving the match safely")]
     if table is None:
         mine = state.my_seat
         me_ready = mine is None or room.seats[mine].ready

@@ -37,7 +37,9 @@ from protocol.messages import (
     BotSpeedChanged,
     Error,
     Left,
+    Paused,
     Pong,
+    Resumed,
     RoomClosed,
     RoomView,
     SeatsChanged,
@@ -88,6 +90,8 @@ class TableState:
     closed: str | None = None
     left: bool = False
     last_error: Error | None = None
+    #: The server's storage is down: the match is paused (clocks stopped) until ``Resumed``.
+    paused: bool = False
 
     # --- building ---------------------------------------------------------------------
 
@@ -238,6 +242,10 @@ class TableState:
             return TableState.from_room(message.room, now)
         if isinstance(message, Welcome | Pong):
             return self
+        if isinstance(message, Paused | Resumed):
+            # (the prompt that follows a resume brings the clock's new deadline)
+            paused = isinstance(message, Paused)
+            return replace(self, paused=paused, countdown=None if paused else self.countdown)
         if isinstance(message, Error):
             return replace(self, last_error=message)
         if isinstance(message, SeatsChanged):

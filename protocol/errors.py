@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     STALE = "stale"  # the request names a state version that has moved on
     DUPLICATE = "duplicate"  # a request id already applied (resent after a drop)
     UNAVAILABLE = "unavailable"  # the server cannot save right now: retry
+    STORAGE_UNAVAILABLE = "storage_unavailable"  # storage is down: the room is paused, wait
     # the game
     WRONG_PHASE = "wrong_phase"
     NOT_YOUR_TURN = "not_your_turn"

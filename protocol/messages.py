@@ -530,6 +530,24 @@ class Leaderboard(Message):
     you: LadderLine | None
 
 
+class Paused(Message):
+    """The room's storage does not answer: the match is paused and safe (everything shown
+    was saved). Clocks stop, nothing is taken; ``Resumed`` follows when storage is back.
+    ``since``: when the pause began (server time)."""
+
+    type: Literal["paused"] = "paused"
+    code: str
+    since: float
+
+
+class Resumed(Message):
+    """The match goes on after a pause, with each clock's time as it was (a fresh
+    ``TurnStarted`` or ``AwaitingReady`` follows with the deadline moved on)."""
+
+    type: Literal["resumed"] = "resumed"
+    code: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -560,7 +578,9 @@ ServerMessage = Annotated[
     | Profile
     | PlayerKeyIssued
     | RatingChanged
-    | Leaderboard,
+    | Leaderboard
+    | Paused
+    | Resumed,
     Field(discriminator="type"),
 ]
 

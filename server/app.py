@@ -58,11 +58,19 @@ from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
 from server.store.errors import StoreError
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 
 #: Close reason (code 1008) for a connection refused too often (``server.edge.flood``).
 FLOOD_REASON = "too many refused frames"
+
+
+def storage_away() -> RoomError:
+    """The refusal of a request the store did not take during an outage (retryable)."""
+    return RoomError(
+        ErrorCode.STORAGE_UNAVAILABLE, "the server cannot reach its storage: wait a moment"
+    )
 
 
 class ServerStore(LobbyStore, ClusterStore, Protocol):
@@ -93,6 +101,9 @@ class App:
         self.metrics = Metrics(lambda: len(self.hub.all), lambda: self.cluster.directory.states())
         self.hub = hub if hub is not None else Hub()
         self.hub.observe = self.metrics.observe_event
+        #: Whether the store answers: while it does not, every room here is paused.
+        self.health = StoreHealth(store.ping, clock)
+        self.metrics.watch_storage(self.health)
         self.sessions = Sessions(store)
         self.identities = Identities(store, clock)
         #: The strong bots' process pool, sized by the settings.
@@ -120,6 +131,7 @@ class App:
             clock,
             closed=self._closed,
             bots=self.bots,
+            health=self.health,
         )
         self.directory = self.cluster.directory
         self.relay = self.cluster.relay
@@ -130,6 +142,7 @@ class App:
         self.ladder = Ladder(lobby, rating_store(store))
         self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher
+        self.matcher.health = self.health
         #: Each request type to its handler.
         self.routes: Routes = {
             Ping: Route(self._ping),
@@ -177,6 +190,7 @@ class App:
         # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
         # while they start), which the seat on turn's clock would count
         await self.cluster.stop()
+        self.health.close()
         self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:
@@ -226,8 +240,14 @@ class App:
     def _refused(self, conn: Connection, exc: Refusal | StoreError, request_id: int | None) -> str:
         """Answer a refused request (or close a connection refused too often); its
         outcome for the metrics."""
-        refusal = unavailable() if isinstance(exc, StoreError) else exc
-        outcome = "unavailable" if refusal.code == ErrorCode.UNAVAILABLE else "refused"
+        refusal: Refusal
+        if isinstance(exc, StoreError):  # (a failed call tells the health; during an outage
+            # the request is refused as the rooms' are: wait for the storage)
+            refusal = storage_away() if self.health.failed(exc) else unavailable()
+        else:
+            refusal = exc
+        waiting = (ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE)
+        outcome = "unavailable" if refusal.code in waiting else "refused"
         if isinstance(refusal, ProtocolError) and conn.guard.refuse(time.monotonic()):
             conn.drop("flood", FLOOD_REASON, cut=True)  # a bad frame too many
         else:

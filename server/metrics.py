@@ -24,6 +24,7 @@ from prometheus_client.registry import Collector
 from pydantic import BaseModel
 
 from protocol.events import BidMade, CardsPlayed, Passed, SeatControl
+from server.store.health import StoreHealth
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 GC_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -101,6 +102,32 @@ class _RoomStates(Collector):
         for state, n in counts.items():
             family.add_metric([state], n)
         yield family
+
+
+class _Storage(Collector):
+    """``ddz_storage_up`` (1 while the storage answers, 0 during an outage: the rooms are
+    paused), ``ddz_storage_down_seconds`` (how long the outage under way has lasted) and
+    ``ddz_storage_outages_total``, read from the process's ``StoreHealth`` when scraped."""
+
+    def __init__(self, health: StoreHealth) -> None:
+        self.health = health
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        health = self.health
+        since = health.down_since
+        up = GaugeMetricFamily("ddz_storage_up", "1 while Redis answers, 0 while rooms pause")
+        up.add_metric([], 1.0 if since is None else 0.0)
+        yield up
+        down = GaugeMetricFamily(
+            "ddz_storage_down_seconds", "seconds the storage outage under way has lasted"
+        )
+        down.add_metric([], 0.0 if since is None else max(health.clock() - since, 0.0))
+        yield down
+        outages = CounterMetricFamily(
+            "ddz_storage_outages", "times the storage stopped answering (rooms paused)"
+        )
+        outages.add_metric([], float(health.outages))
+        yield outages
 
 
 class Metrics:
@@ -188,6 +215,10 @@ class Metrics:
                 self.timeouts.inc()
         elif isinstance(message, SeatControl) and message.bot and message.reason == "timeouts":
             self.takeovers.inc()
+
+    def watch_storage(self, health: StoreHealth) -> None:
+        """Say whether the storage answers (``_Storage``)."""
+        self.registry.register(_Storage(health))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -6,6 +6,12 @@ compare-and-set on the version), and only then delivered: nobody hears of anythi
 was not saved. If the write fails the room goes back to its last saved state and the
 sender gets a retryable ``unavailable`` error; timers and bots try again shortly.
 
+While the storage is down (``StoreHealth``) the room is paused: no change is applied
+(each is refused as ``storage_unavailable``), its timers and bots wait, and everyone in it
+is told (``Paused``); when the storage is back the clocks go on with the time they had
+left when it went down (the deadlines move on by the pause), saved, and then everyone is
+told (``Resumed`` and the clock's prompt).
+
 After every change the runner looks at the room once: if the seat on turn is a bot's (or a
 person's seat a bot took over) it schedules that bot; if the room is timed it sets a timer
 for the stored absolute deadline. A timer that fires for a turn that has passed is refused
@@ -27,7 +33,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, Refusal
-from protocol.messages import Request
+from protocol.messages import Paused, Request, Resumed
 from server.bots import decide
 from server.bots.base import policy_for
 from server.bots.pool import BotPool
@@ -41,6 +47,8 @@ from server.settings import BOT_DELAYS
 from server.store.base import RoomStore, RoomWrite, StoredRoom
 from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced
+from server.store.health import StoreHealth
+from server.store.recent import RecentWrites
 
 log = logging.getLogger(__name__)
 #: Level of the bot that plays a person's seat after two timeouts or a departure.
@@ -89,6 +97,15 @@ class RunnerDeps:
     bots: BotPool | None = None
     #: Told each bot decision's level and seconds (the metrics' histogram).
     bot_timer: Callable[[str, float], None] | None = None
+    #: Whether the storage answers (None: not watched, a failed save is only refused).
+    health: StoreHealth | None = None
+
+
+def storage_down() -> RoomError:
+    """The refusal of a change while the storage is down (the room is paused)."""
+    return RoomError(
+        ErrorCode.STORAGE_UNAVAILABLE, "the match is paused while the server saves it safely"
+    )
 
 
 class RoomRunner:
@@ -108,13 +125,19 @@ class RoomRunner:
         self.rng = deps.rng
         self.clock = deps.clock
         self.on_closed = deps.on_closed
+        self.health = deps.health
         self.lock = asyncio.Lock()
+        #: When the room was paused for a storage outage; None while it runs.
+        self.paused_since: float | None = None
         self._saved_version = room.version if saved else -1
         self._saved_blob: bytes | None = pack(room_to_data(room)) if saved else None
         #: The step records saved since ``_saved_blob``, packed (a tenth of their size as
         #: objects): with it, the room as last saved. None until this runner saves the room
         #: whole (new, or loaded: the store may hold a tail it did not write).
         self._tail: list[bytes] | None = None
+        #: The journal records of the last minute's writes: given back to a store that
+        #: comes back with less (``write_back``).
+        self._recent = RecentWrites()
         #: The rematch hold's timer.
         self._timer: asyncio.TimerHandle | None = None
         #: The match clock's timer, when it rings (wall clock), and when the clock runs out:
@@ -139,7 +162,9 @@ class RoomRunner:
         """Apply ``apply`` to the room, save, deliver, reschedule. Raises RoomError or
         GameError when refused (nothing changed), RoomError(UNAVAILABLE) when not saved. A
         change that records nothing in the journal may give its deliveries alone."""
+        self._check_running()  # (not waiting for the lock: a change in doubt may hold it)
         async with self.lock:
+            self._check_running()
             before = self.room.members()
             change = apply(self.room)
             if isinstance(change, list):
@@ -149,9 +174,16 @@ class RoomRunner:
     async def step(self, step: Step) -> list[Delivery]:
         """``change`` for a step (a request, a clock run out): saved as the step, not as
         the whole room, while the tail has room (``server/rooms/steps.py``)."""
+        self._check_running()
         async with self.lock:
+            self._check_running()
             before, now = self.room.members(), self.clock()
             return await self._made(before, step.apply(self.room, now, self.rng), now, step)
+
+    def _check_running(self) -> None:
+        """Refuse a change while the room is paused (nothing is applied)."""
+        if self.paused_since is not None or (self.health is not None and self.health.down):
+            raise storage_down()
 
     async def request(self, actor: Actor, request: Request) -> list[Delivery]:
         return await self.step(RequestStep(actor, request))
@@ -202,9 +234,16 @@ class RoomRunner:
                 log.info("room %s: not saved whole before the handover: %s", self.room.code, exc)
 
     async def _write(self, change: Change, step: tuple[Step, float] | None = None) -> None:
-        """Write the room as it stands (state and journal) over the version last saved:
-        ``step``, the step just applied (and when), alone while the tail has room, else the
-        whole room. A closing room is always saved whole (its keys get their lifetime)."""
+        """Write the room as it stands (``_prepare``) and take it as last saved."""
+        write = self._prepare(change, step)
+        await self.store.save_room(write)
+        self._written(write)
+
+    def _prepare(self, change: Change, step: tuple[Step, float] | None = None) -> RoomWrite:
+        """The write of the room as it stands (state and journal) over the version last
+        saved: ``step``, the step just applied (and when), alone while the tail has room,
+        else the whole room. A closing room is always saved whole (its keys get their
+        lifetime)."""
         room = self.room
         at = self.clock()
         room.saved(at)
@@ -214,30 +253,47 @@ class RoomRunner:
             record = pack(step_record(step[0], step[1], change, room.version, at))
         blob = None if record else pack(room_to_data(room))
         closed = room.closed is not None
-        await self.store.save_room(
-            RoomWrite(
-                room.code,
-                self._saved_version,
-                room.version,
-                blob,
-                change.journal,
-                closed,
-                self.fence,
-                room.worth_keeping,
-                record,
-            )
+        return RoomWrite(
+            room.code,
+            self._saved_version,
+            room.version,
+            blob,
+            change.journal,
+            closed,
+            self.fence,
+            room.worth_keeping,
+            record,
         )
-        self._saved_version = room.version
-        if record is not None and tail is not None:
-            tail.append(record)
+
+    def _written(self, write: RoomWrite) -> None:
+        """``write`` is stored: the room as last saved is the room as it stands."""
+        self._saved_version = write.version
+        self._recent.add(write.expected, write.version, self.clock(), write.journal)
+        if write.step is not None and self._tail is not None:
+            self._tail.append(write.step)
         else:
-            self._saved_blob, self._tail = blob, []
+            self._saved_blob, self._tail = write.state, []
 
     async def _save(self, change: Change, step: tuple[Step, float] | None = None) -> None:
+        """Save the change just applied. When Redis cannot be reached the storage is down:
+        the room pauses, and the change is in doubt (a write whose answer was lost may have
+        been stored) until the storage is back. Then it is either found stored, and goes on
+        to be sent as any saved change, or undone and refused (``storage_unavailable``)."""
         room = self.room
+        began = self.clock()
+        write = self._prepare(change, step)
         try:
-            await self._write(change, step)
+            await self.store.save_room(write)
         except StoreError as exc:
+            health = self.health
+            if health is not None and not isinstance(exc, StoreConflict):
+                health.failed(exc, began)  # (which pauses every room here, this one too)
+                self.pause(began)
+                if await self._found_stored(write, health):
+                    self._written(write)
+                    return
+                self._revert()
+                raise storage_down() from exc
             self._revert()
             if isinstance(exc, StoreFenced):
                 log.warning("room %s: %s; another process runs it now", room.code, exc)
@@ -245,11 +301,79 @@ class RoomRunner:
                 if self.on_lost is not None:
                     self.on_lost(room)
             elif isinstance(exc, StoreConflict):
-                log.warning("room %s: %s; reloading it", room.code, exc)
-                await self._reload()
+                await self._conflict(exc)
             raise RoomError(
                 ErrorCode.UNAVAILABLE, "the server cannot save right now: retry"
             ) from exc
+        self._written(write)
+
+    async def _found_stored(self, write: RoomWrite, health: StoreHealth) -> bool:
+        """Once the storage is back, whether ``write`` (whose answer was lost) is stored:
+        the room's state, or its last step record, is the write's. Waits for as many
+        outages as it takes; False if the room stops running here meanwhile."""
+        while True:
+            await health.up()
+            if self._stopped:
+                return False
+            try:
+                stored = await self.store.load_room(write.code)
+            except StoreError as exc:
+                health.failed(exc)
+                continue
+            if stored is None:
+                return False
+            if write.state is not None:
+                return bool(stored.state == unpack(write.state))
+            tail = stored.tail
+            return write.step is not None and bool(tail) and tail[-1] == unpack(write.step)
+
+    # --- storage outages --------------------------------------------------------------
+
+    def pause(self, since: float) -> None:
+        """The storage went down at ``since``: stop the clock and the bots, and tell
+        everyone in the room that the match is paused and safe (what they were shown was
+        saved). Nothing else changes until ``resume``."""
+        if self.paused_since is not None:
+            self.paused_since = min(self.paused_since, since)
+            return
+        self.paused_since = since
+        self._cancel()
+        room = self.room
+        if room.closed is None and not self._stopped:
+            notice = Paused(code=room.code, since=since)
+            self.outlet.deliver(room.to_everyone(notice))
+
+    async def resume(self) -> None:
+        """The storage is back: the room goes on, each running clock with the time it had
+        left when the storage went down (the change saved before anyone hears of it). A
+        save that fails again leaves it paused, as from the first time."""
+        async with self.lock:
+            since = self.paused_since
+            if since is None or self._stopped:
+                return
+            try:  # (the store may have come back with less than it was given)
+                current = await self.write_back()
+            except StoreError as exc:
+                if self.health is not None:
+                    self.health.failed(exc)
+                raise storage_down() from exc
+            if not current:
+                log.warning("room %s: written by another process during the outage", self.code)
+                self.stop()
+                if self.on_lost is not None:
+                    self.on_lost(self.room)
+                return
+            now = self.clock()
+            before = self.room.members()
+            change = self.room.pause_over(now - since, now)
+            change.deliveries[:0] = self.room.to_everyone(Resumed(code=self.room.code))
+            self.paused_since = None
+            try:
+                await self._made(before, change, now)
+            except RoomError:
+                if self.paused_since is not None:  # down again: the pause counts from its start
+                    self.paused_since = since
+                raise
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved whole by someone else (``blob``: as packed, with
@@ -262,6 +386,51 @@ class RoomRunner:
         if self._saved_blob is not None:
             tail = [unpack(record) for record in self._tail or []]
             self.room = room_from_stored(StoredRoom(unpack(self._saved_blob), tail))
+
+    async def _conflict(self, exc: StoreConflict) -> None:
+        """The store does not hold the version this runner last saved: it lost writes
+        (they are written back) or another process wrote the room (it is loaded)."""
+        try:
+            if await self.write_back():
+                return
+        except StoreError:
+            return
+        log.warning("room %s: %s; reloading it", self.room.code, exc)
+        await self._reload()
+
+    async def write_back(self) -> bool:
+        """Make the store hold the room as this runner last saved it: when the store came
+        back with less (a Redis that lost its last writes, a replica promoted that had not
+        had them), the whole room is written over the version it holds, with the journal
+        records of every write it lost, fenced as every write is: the stored journal again
+        holds every event anyone was sent. False when the store holds a later version than
+        this runner saved (another process wrote it). Called under the lock, with nothing
+        unsaved; raises ``StoreError`` when it could not."""
+        stored = await self.store.load_room(self.room.code)
+        held = -1 if stored is None else room_from_stored(stored).version
+        if held == self._saved_version:
+            return True
+        if held > self._saved_version:
+            return False
+        room = self.room
+        journal, whole = self._recent.since(held)
+        if not whole:
+            log.error("room %s: the store lost more than the writes kept here", room.code)
+        room.saved(self.clock())
+        blob = pack(room_to_data(room))
+        closed = room.closed is not None
+        write = RoomWrite(
+            room.code, held, room.version, blob, journal, closed, self.fence, room.worth_keeping
+        )
+        await self.store.save_room(write)
+        log.warning(
+            "room %s: the store had lost versions %d to %d; written back",
+            room.code,
+            held + 1,
+            room.version,
+        )
+        self._saved_version, self._saved_blob, self._tail = room.version, blob, []
+        return True
 
     async def _reload(self) -> None:
         try:
@@ -284,7 +453,7 @@ class RoomRunner:
         sets itself again for the rest (``_clock_rings``). Nearly every action moves the
         deadline on, and a timer made and cancelled each time lived for seconds, long
         enough to weigh on every young garbage collection (``server/edge/gc_pacing.py``)."""
-        if self._stopped:
+        if self._stopped or self.paused_since is not None:
             self._cancel()
             return
         self._cancel(keep_clock=True)
@@ -392,6 +561,8 @@ class RoomRunner:
             self._retry(exc)
 
     def _retry(self, exc: Refusal) -> None:
+        """Set the timers again after a refused timer or bot (nothing is set while paused:
+        the resume sets them)."""
         self.reschedule(RETRY_DELAY if exc.code == ErrorCode.UNAVAILABLE else None)
 
     async def _bot_acts(self, seat: int) -> None:
@@ -423,7 +594,7 @@ class RoomRunner:
         try:
             await self.request(BotActor(seat), request)
         except Refusal as exc:
-            if exc.code == ErrorCode.UNAVAILABLE:
+            if exc.code in (ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE):
                 self._retry(exc)
                 return True
             if exc.code in MOVED_ON:  # a change got in first (a resume, a timeout)

@@ -6,6 +6,10 @@ the lease TTL apart, lets a room go whose lease was lost, takes over rooms whose
 died (their lease ran out), and on shutdown gives its leases up and tells the others to
 take those rooms at once.
 
+While the storage is down (``StoreHealth``) every room here is paused; when it is back
+this process takes its leases again (those another process took meanwhile are left to
+it: the fencing token stops this one from writing them) and every room goes on.
+
 ``route(code, RoomOp)`` takes a player's change to a room wherever it runs: here, to the
 process holding its lease (a ``Forward`` through the relay, the ``Answer`` or typed refusal
 coming back), or here after taking it over when nobody holds it. The same ``apply_op``
@@ -39,6 +43,7 @@ from server.settings import Settings
 from server.store.base import Lease, RoomStore, RoomWrite
 from server.store.codec import pack
 from server.store.errors import StoreConflict, StoreError
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +90,7 @@ class RoomDirectory:
         rng: RandomSource,
         clock: Callable[[], float] = time.time,
         bots: BotPool | None = None,
+        health: StoreHealth | None = None,
     ) -> None:
         #: This process's name in room leases (see ``App.node``).
         self.node = node
@@ -99,7 +105,9 @@ class RoomDirectory:
         self.rng = rng
         self.clock = clock
         self.bots = bots
+        self.health = health
         self.rooms: dict[str, RoomRunner] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
         #: Set once the process is going down: it takes no room over and forwards nothing.
         self.closing = False
         #: Set while the process takes its stored rooms back at start (``Cluster.recover``):
@@ -118,7 +126,10 @@ class RoomDirectory:
             presence=presence,
             bots=bots,
             bot_timer=lambda level, seconds: metrics.bot_seconds.labels(level).observe(seconds),
+            health=health,
         )
+        if health is not None:
+            health.watch(self.pause_all, self.resume_all)
 
     # --- running rooms ----------------------------------------------------------------
 
@@ -166,6 +177,48 @@ class RoomDirectory:
         return [
             "waiting" if r.room.match is None else r.room.match.phase for r in self.rooms.values()
         ]
+
+    # --- storage outages --------------------------------------------------------------
+
+    def pause_all(self, since: float) -> None:
+        """The storage went down at ``since``: every room here pauses."""
+        for runner in list(self.rooms.values()):
+            runner.pause(since)
+
+    def resume_all(self, since: float, now: float) -> None:
+        """The storage is back: take the leases again, then let every room go on."""
+        task = asyncio.ensure_future(self._resume_rooms())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _resume_rooms(self) -> None:
+        """Every paused room here goes on, once this process holds its lease again (it may
+        have run out while the storage was down): a room another process took meanwhile
+        is let go (its lease, and its fencing token, are that process's now). A failure
+        leaves the rooms paused, the storage being down again."""
+        runners = [r for r in self.rooms.values() if r.paused_since is not None]
+        if not runners or self.closing:
+            return
+        try:
+            leases = await self.leases.acquire([r.code for r in runners])
+        except StoreError as exc:
+            if self.health is None or not self.health.failed(exc):
+                log.warning("could not take the leases of the paused rooms back: %s", exc)
+            return
+        for runner, lease in zip(runners, leases, strict=True):
+            if self.rooms.get(runner.code) is not runner:
+                continue  # let go or closed meanwhile
+            if lease is None:
+                log.warning("room %s: taken by another process during the outage", runner.code)
+                self.lost(runner.room)
+                continue
+            runner.fence = max(runner.fence, lease.fence)
+        await asyncio.gather(*(self._resume(r) for r in runners if self.rooms.get(r.code) is r))
+
+    @staticmethod
+    async def _resume(runner: RoomRunner) -> None:
+        with contextlib.suppress(Refusal):  # (down again: it stays paused)
+            await runner.resume()
 
     # --- leases and takeover ----------------------------------------------------------
 
@@ -270,11 +323,15 @@ class RoomDirectory:
         take over the rooms nobody runs."""
         while True:
             await asyncio.sleep(self.leases.ttl / 3)
-            leases = {code: self._lease(r) for code, r in self.rooms.items()}
+            if self.health is not None and self.health.down:
+                continue  # (the rooms are paused; their leases are taken again after)
+            leases = {c: self._lease(r) for c, r in self.rooms.items() if r.paused_since is None}
+            began = self.clock()
             try:
                 lost = await self.leases.renew(leases)
             except StoreError as exc:
-                log.warning("could not renew room leases: %s", exc)
+                if self.health is None or not self.health.failed(exc, began):
+                    log.warning("could not renew room leases: %s", exc)
                 continue
             for code in lost:
                 runner = self.rooms.get(code)
@@ -286,7 +343,8 @@ class RoomDirectory:
             try:
                 await self.adopt_orphans()
             except StoreError as exc:
-                log.warning("could not look for rooms to take over: %s", exc)
+                if self.health is None or not self.health.failed(exc):
+                    log.warning("could not look for rooms to take over: %s", exc)
 
     async def hand_over(self) -> None:
         """The process is going down: stop every room's clock and bots, save whole the rooms

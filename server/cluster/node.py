@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from protocol.errors import Refusal
+from protocol.messages import Paused
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.directory import RoomDirectory
@@ -51,6 +52,7 @@ from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
 from server.store.errors import StoreError
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,7 @@ class Cluster:
         clock: Callable[[], float] = time.time,
         closed: Callable[[Room], Awaitable[None]] | None = None,
         bots: BotPool | None = None,
+        health: StoreHealth | None = None,
     ) -> None:
         self.node = node
         self.hub = hub
@@ -96,10 +99,12 @@ class Cluster:
         self.store = store
         self._tasks: set[asyncio.Task[None]] = set()
         self._lease_task: asyncio.Task[None] | None = None
-        self.relay = Relay(store, node, settings.forward_timeout, self)
+        self.relay = Relay(store, node, settings.forward_timeout, self, health)
         self.directory = RoomDirectory(
-            node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots
+            node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots, health
         )
+        if health is not None:
+            health.watch(self.storage_down, lambda since, now: None)
 
     @property
     def rooms(self) -> dict[str, RoomRunner]:
@@ -229,6 +234,17 @@ class Cluster:
     async def closed(self, room: Room) -> None:
         if self._closed is not None:
             await self._closed(room)
+
+    def storage_down(self, since: float) -> None:
+        """The storage went down: each player here in a room run by another process is told
+        that their match is paused (that process's own notice cannot come through Redis).
+        The rooms run here tell their people themselves; each room's process says when it
+        goes on."""
+        players = {conn.player_id for conn in self.hub.all if conn.player_id is not None}
+        for player in sorted(players):
+            code = self.sessions.room_of(player)
+            if code is not None and code not in self.rooms:
+                self.hub.deliver([(player, Paused(code=code, since=since))])
 
     # --- what the relay brings (its Inbox) -------------------------------------------------
 

@@ -43,6 +43,7 @@ from server.cluster.messages import (
 )
 from server.store.base import ClusterStore
 from server.store.errors import StoreError, StoreFailure
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,17 @@ class Relay:
     """This process's end of the channels between processes; what arrives goes to
     ``inbox``, except the answers to this process's own calls."""
 
-    def __init__(self, store: ClusterStore, node: str, timeout: float, inbox: Inbox) -> None:
+    def __init__(
+        self,
+        store: ClusterStore,
+        node: str,
+        timeout: float,
+        inbox: Inbox,
+        health: StoreHealth | None = None,
+    ) -> None:
         self.store = store
+        #: Told when publishing fails; while the storage is down the relay logs nothing.
+        self.health = health
         self.inbox_handler = inbox
         self.node = node
         self.timeout = timeout
@@ -199,10 +209,14 @@ class Relay:
             self._wake.clear()
             while self._outbox:
                 batch, self._outbox = self._outbox, []
+                began = None if self.health is None else self.health.clock()
                 try:
                     await self.store.publish_many(batch)
                 except StoreError as exc:
-                    log.warning("relay: %d messages to other processes lost: %s", len(batch), exc)
+                    if self.health is None or not self.health.failed(exc, began):
+                        log.warning(
+                            "relay: %d messages to other processes lost: %s", len(batch), exc
+                        )
             self._idle.set()
 
     # --- receiving --------------------------------------------------------------------
@@ -216,7 +230,8 @@ class Relay:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("relay: lost the link to Redis (%s); listening again", exc)
+                if self.health is None or not self.health.quiet:
+                    log.warning("relay: lost the link to Redis (%s); listening again", exc)
                 await asyncio.sleep(RELISTEN_DELAY)
                 await self._resubscribe()
                 continue
@@ -236,7 +251,8 @@ class Relay:
                 self.inbox, self.everyone, *(self.player_channel(p) for p in self._players)
             )
         except Exception as exc:
-            log.warning("relay: cannot listen yet: %s", exc)
+            if self.health is None or not self.health.quiet:
+                log.warning("relay: cannot listen yet: %s", exc)
             return
         self.inbox_handler.resync()
 

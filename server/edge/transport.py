@@ -42,6 +42,7 @@ from server.edge.websocket import Handler, WebSocket, WebSocketServer
 from server.settings import Settings
 from server.store.addresses import AddressStore
 from server.store.embedded import EmbeddedRedis
+from server.store.errors import StoreUnavailable
 from server.store.redis_store import RedisStore
 from server.web import serve as web
 
@@ -127,8 +128,15 @@ class _Listener:
 
 
 async def healthz(app: App, ws: WebSocket) -> Response:
-    """200 while Redis answers, else 503."""
+    """200 while Redis answers, else 503; during an outage the process knows of (its rooms
+    paused) it says since how long, without asking Redis again."""
+    since = app.health.down_since
+    if since is not None:
+        down = max(app.health.clock() - since, 0.0)
+        text = f"redis unreachable for {down:.1f} s: rooms paused\n"
+        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, text)
     if not await app.store.ping():
+        app.health.failed(StoreUnavailable("no answer to PING"))
         return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
     return ws.respond(HTTPStatus.OK, "ok\n")
 

@@ -371,6 +371,15 @@ class Match:
         self.held = left if grace > 0 else None
         return [(EVERYONE, self._clock_prompt(now))]
 
+    def pause_over(self, paused: float, now: float) -> list[Outgoing]:
+        """The match was paused ``paused`` seconds (its storage was down): the running
+        clock's deadline moves on by as much, so it has the time it had left when the pause
+        began. Tells everyone the new deadline; nothing when no clock runs."""
+        if self.deadline is None or self.phase == "over" or paused <= 0:
+            return []
+        self.deadline += paused
+        return [(EVERYONE, self._clock_prompt(now))]
+
     def start_held_clock(self, now: float) -> list[Outgoing]:
         """The people a held clock waited for are back: it runs from ``now`` with the time
         it held, unless its grace ran out first (then it runs already, as it shows). Tells

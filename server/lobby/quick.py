@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from server.lobby.matching import Waiter, form_tables
 from server.lobby.stores import QueueStore
 from server.store.errors import StoreError
+from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
 #: The longest waiting players the matcher reads each look: the tables are formed among
@@ -52,6 +53,8 @@ class QuickMatcher:
         self.interval = max(0.02, min(0.25, wait / 10))
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        #: Told when the queue cannot be read; while the storage is down nothing is logged.
+        self.health: StoreHealth | None = None
 
     async def tick(self) -> int:
         """Take every match that is ready now; return how many were opened."""
@@ -70,10 +73,12 @@ class QuickMatcher:
 
     async def run(self) -> None:
         while not self._stopping:
+            began = self.clock()  # (an outage counts from the start of the call it failed)
             try:
                 await self.tick()
             except StoreError as exc:
-                log.warning("quick match: %s", exc)
+                if self.health is None or not self.health.failed(exc, began):
+                    log.warning("quick match: %s", exc)
             except Exception:
                 log.exception("quick match: a match could not be opened")
             await asyncio.sleep(self.interval)

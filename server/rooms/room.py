@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from protocol.cards import Rank
 from protocol.errors import ErrorCode
+from protocol.events import Message
 from protocol.messages import (
     BidRequest,
     BotLevel,
@@ -265,6 +266,27 @@ class Room(Membership):
         if out:
             self.version += 1
         return self._address(out)
+
+    def to_everyone(self, message: Message) -> list[Delivery]:
+        """``message`` to everyone who gets the room's public messages now (a notice that
+        holds no card: a pause, its end)."""
+        return self._to_everyone(message)
+
+    def pause_over(self, paused: float, now: float) -> Change:
+        """The room goes on after ``paused`` seconds paused (its storage was down): the
+        running clock, the rematch hold and the idle clock get those seconds back, so the
+        pause costs no seat its time. Everyone is told the running clock's new deadline;
+        nothing is journalled (a clock's deadline is not an event of the match)."""
+        if self.closed is not None or paused <= 0:
+            return Change()
+        if self.hold_until is not None:
+            self.hold_until += paused
+        if self.idle_since is not None:
+            self.idle_since = min(self.idle_since + paused, now)
+        self.version += 1
+        match = self.match
+        out = [] if match is None else match.pause_over(paused, now)
+        return Change(self._address(out))
 
     def awaited_seats(self) -> list[int]:
         """The seats whose persons the running clock is for: the seat on turn, or between

@@ -55,6 +55,25 @@ class MemoryRedis:
         self.drop: Callable[[str, bytes], bool] = lambda channel, data: False
         #: Set to fail every call with StoreUnavailable-like errors (Redis away).
         self.down = False
+        #: Set to store a room's write and then fail it as if its answer was lost (Redis
+        #: stopped answering after it took the write); the store is down from then on.
+        self.lose_answers = False
+
+    def keep(self) -> Callable[[], None]:
+        """Note the rooms, leases and fences as they are now; the function returned puts
+        them back so, losing every write since: a Redis started again from an older file,
+        or a replica promoted that had not had the last writes."""
+        rooms = {
+            c: _Room(r.version, r.state, r.fence, list(r.log), list(r.tail))
+            for c, r in self.rooms.items()
+        }
+        active, leases, fences = set(self.active), dict(self.leases), dict(self.fences)
+
+        def lose() -> None:
+            self.rooms, self.active = rooms, active
+            self.leases, self.fences = leases, fences
+
+        return lose
 
     def lease(self, code: str) -> str | None:
         held = self.leases.get(code)
@@ -162,6 +181,9 @@ class MemoryStore(MemoryPlayers):
         if write.closed:
             self.data.active.discard(code)
             self.data.watchable.pop(code, None)
+        if self.data.lose_answers:
+            self.data.down = True
+            raise StoreUnavailable("the memory store took the write, its answer was lost")
 
     async def save_rooms(self, writes: list[RoomWrite]) -> list[StoreError | None]:
         self._up()

@@ -317,7 +317,7 @@ def test_a_client_gives_up_after_reconnect_for(
 
 
 def test_a_hello_refused_as_unavailable_is_tried_again(tmp_path: Path) -> None:
-    """The server is up but its Redis is not: the hello is refused as ``unavailable`` until
+    """The server is up but its Redis is not: the hello is refused (``storage_unavailable``) until
     Redis is back, then the match is played."""
     redis = RedisProcess(tmp_path / "redis").start()
     server = ServerProcess(free_port(), ["--redis-url", redis.url], tmp_path / "server.log")
@@ -333,7 +333,7 @@ def test_a_hello_refused_as_unavailable_is_tried_again(tmp_path: Path) -> None:
         # Redis stays down until the client has been refused at least once (the server's
         # store retries a dropped link for a moment before it refuses)
         deadline = time.monotonic() + 20
-        while "[unavailable]; trying again" not in client.stderr():
+        while "[storage_unavailable]; trying again" not in client.stderr():
             assert time.monotonic() < deadline, client.stderr()
             assert client.proc.poll() is None
             time.sleep(0.05)

@@ -29,7 +29,7 @@ from protocol.events import (
     SeatControl,
     TurnStarted,
 )
-from protocol.messages import RoomSummary, SeatsChanged, SeatView, Snapshot
+from protocol.messages import Paused, Resumed, RoomSummary, SeatsChanged, SeatView, Snapshot
 from tests.client.helpers import bidding_done, card, room, run, seats, started, turn
 
 
@@ -422,3 +422,22 @@ def test_the_match_result_keeps_within_the_width() -> None:
     shown = lines(state, result)
     assert all(get_cwidth(line) <= 80 for line in shown)
     assert shown[-1].split()[-1] == "+3" and "totals:" in "\n".join(shown)
+
+
+def test_a_pause_is_printed_and_stops_the_countdown_until_the_match_resumes() -> None:
+    timed = TurnStarted(
+        seat=0, action="bid", may_pass=True, deadline=120.0, server_time=100.0, version=3
+    )
+    state = run(TableState.from_room(room()), started()).apply(timed, now=10.0)
+    assert state.countdown is not None
+    paused = Paused(code="ABCDE", since=1.0)
+    (line,) = lines(state, paused)
+    assert line.startswith("paused: the server is saving the match safely")
+    state = state.apply(paused)
+    assert state.paused and state.countdown is None
+    assert plain(turn_line(state, 0.0)).startswith("paused")
+    (line,) = lines(state, Resumed(code="ABCDE"))
+    assert line.startswith("resumed")
+    state = state.apply(Resumed(code="ABCDE"))
+    assert not state.paused
+    assert plain(turn_line(state.apply(timed, now=20.0), 22.0)).endswith("18s left")

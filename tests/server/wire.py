@@ -108,7 +108,7 @@ def from_address(source: str | None) -> dict[str, Any]:
     return {} if source is None else {"local_addr": (source, 0)}
 
 
-RETRYABLE = (ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED)
+RETRYABLE = (ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED)
 
 
 @dataclass

@@ -312,3 +312,29 @@ test("a rematch offer names the asker as the server says, whatever room is on sc
   const s = reduce(initialState(), { type: "rematch_asked", code: "OTHER", seat: 1, deadline: 130, server_time: 100, name: "Bo" }, 50);
   assert.equal(s.rematch.name, "Bo");
 });
+
+test("a pause stops the countdown and says so; the resume's prompt starts it again", () => {
+  let s = started();
+  s = reduce(s, { type: "turn", seat: 0, action: "bid", may_pass: true, deadline: 120, server_time: 100, version: 1 }, 10);
+  assert.equal(secondsLeft(s.countdown, 12), 18);
+  const hand = s.room.table.hand;
+  s = reduce(s, { type: "paused", code: "OTHER", since: 101 }, 11);
+  assert.equal(s.paused, false); // another room's notice is not this one's
+  s = reduce(s, { type: "paused", code: "ABCDE", since: 101 }, 11);
+  assert.equal(s.paused, true);
+  assert.equal(s.countdown, null);
+  assert.deepEqual(s.room.table.hand, hand); // nothing else changes
+  s = reduce(s, { type: "resumed", code: "ABCDE" }, 200);
+  assert.equal(s.paused, false);
+  s = reduce(s, { type: "turn", seat: 0, action: "bid", may_pass: true, deadline: 219, server_time: 200, version: 2 }, 200);
+  assert.equal(secondsLeft(s.countdown, 200), 19);
+  s = reduce(reduce(s, { type: "paused", code: "ABCDE", since: 201 }, 201), { type: "_closed" }, 202);
+  assert.equal(s.paused, false); // the next connection is told again if it still holds
+});
+
+test("the pause banner and its refusal are said in every language", () => {
+  for (const lang of LANGS) {
+    assert.ok(STRINGS[lang].paused_banner, lang);
+    assert.ok(STRINGS[lang].err_storage_unavailable, lang);
+  }
+});

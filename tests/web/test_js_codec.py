@@ -56,6 +56,7 @@ from protocol.messages import (
     ModeRecord,
     NewPlayerKey,
     PassRequest,
+    Paused,
     Ping,
     PlayerKeyIssued,
     PlayRequest,
@@ -71,6 +72,7 @@ from protocol.messages import (
     RematchAsked,
     ReplayData,
     ReplayDeal,
+    Resumed,
     ResumeRequest,
     RoomClosed,
     RoomList,
@@ -353,6 +355,8 @@ SERVER_MESSAGES: list[BaseModel] = [
         ),
     ),
     Leaderboard(top=[], ranked=0, min_matches=10, you=None),
+    Paused(code="K7Q2XW", since=1764547200.5),
+    Resumed(code="K7Q2XW"),
 ]
 
 

@@ -23,6 +23,7 @@ from server.metrics import Metrics
 from server.players.keys import new_player_id
 from server.rooms.room import Room
 from server.settings import Settings
+from server.store.health import StoreHealth
 from server.store.memory import MemoryRedis, MemoryStore
 
 
@@ -62,6 +63,7 @@ class Node:
     sessions: Sessions
     cluster: Cluster
     closed: list[str] = field(default_factory=list)
+    health: StoreHealth | None = None
 
     @property
     def directory(self) -> RoomDirectory:
@@ -89,8 +91,10 @@ class Clock:
 
 @contextlib.asynccontextmanager
 async def nodes(
-    *names: str, lease_ttl: float = 30.0, forward_timeout: float = 1.0
+    *names: str, lease_ttl: float = 30.0, forward_timeout: float = 1.0, watched: bool = False
 ) -> AsyncIterator[tuple[MemoryRedis, Clock, list[Node]]]:
+    """Nodes over one ``MemoryRedis``; ``watched``: each with a ``StoreHealth`` (probing the
+    memory store's ``down`` switch), so that its rooms pause while the store is down."""
     clock = Clock()
     redis = MemoryRedis(clock)
     settings = Settings(lease_ttl=lease_ttl, forward_timeout=forward_timeout)
@@ -100,6 +104,13 @@ async def nodes(
         hub = RecordingHub()
         sessions = Sessions(store)
         closed: list[str] = []
+        health = None
+        if watched:
+
+            async def probe() -> bool:
+                return not redis.down
+
+            health = StoreHealth(probe, clock, interval=0.01)
 
         async def on_closed(room: Room, closed: list[str] = closed) -> None:
             closed.append(room.code)
@@ -114,9 +125,10 @@ async def nodes(
             random.Random(7),
             clock,
             closed=on_closed,
+            health=health,
         )
         await cluster.relay.start()
-        made.append(Node(name, store, hub, sessions, cluster, closed))
+        made.append(Node(name, store, hub, sessions, cluster, closed, health))
     try:
         yield redis, clock, made
     finally:
@@ -125,6 +137,8 @@ async def nodes(
             for runner in node.directory.rooms.values():
                 runner.stop()
             await node.cluster.relay.stop(flush=0.1)
+            if node.health is not None:
+                node.health.close()
 
 
 async def until(check: Callable[[], bool | Awaitable[bool]], timeout: float = 2.0) -> None:

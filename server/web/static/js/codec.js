@@ -86,6 +86,8 @@ export const SERVER_TYPES = Object.freeze([
   "player_key",
   "rating_changed",
   "leaderboard",
+  "paused",
+  "resumed",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);

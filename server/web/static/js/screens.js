@@ -65,6 +65,10 @@ function renderStatus() {
   $("retry").hidden = state.conn !== "down";
   $("reload").hidden = state.conn !== "outdated";
   document.body.classList.toggle("stale", !state.live && state.room !== null);
+  // the match waits for the server's storage: said above the table, nothing covered
+  const paused = $("paused");
+  paused.hidden = !state.paused || state.room === null;
+  paused.textContent = paused.hidden ? "" : `⏸ ${t("paused_banner")}`;
 }
 
 function renderBar() {

@@ -36,6 +36,7 @@ export const SEATS = 3;
  *   rematch: {code: string, seat: number, name: string | null, countdown: Countdown} | null,
  *   replay: Msg | null,
  *   history: Msg[] | null,
+ *   paused: boolean,
  * }} State
  */
 
@@ -61,6 +62,7 @@ export function initialState() {
     rematch: null,
     replay: null,
     history: null,
+    paused: false,
   };
 }
 
@@ -153,6 +155,7 @@ function fromRoom(state, room, now) {
     // a room of its own: the last one's chat is gone, and a rematch offer is answered
     said: state.room?.code === room.code ? state.said : [null, null, null],
     rematch: null,
+    paused: state.room?.code === room.code && state.paused,
   };
 }
 
@@ -183,7 +186,15 @@ export function reduce(state, msg, now) {
       return { ...state, conn: "open", retryIn: null };
     case "_closed":
       // The room picture stays on screen but is no longer live: a snapshot replaces it.
-      return { ...state, conn: "reconnecting", live: false, countdown: null, queue: null };
+      // (a pause is the old connection's: the server says it again if it still holds)
+      return {
+        ...state,
+        conn: "reconnecting",
+        live: false,
+        countdown: null,
+        queue: null,
+        paused: false,
+      };
     case "_down":
       return { ...state, conn: "down", retryIn: msg.retryIn, live: false, countdown: null };
     case "_outdated":
@@ -256,11 +267,22 @@ export function reduce(state, msg, now) {
     case "snapshot":
       return fromRoom(state, msg.room, now);
     case "left":
-      return { ...state, room: null, countdown: null, result: null, closed: null };
+      return { ...state, room: null, countdown: null, result: null, closed: null, paused: false };
+    case "paused":
+      // The server's storage is down: the match waits, its clocks stopped (the prompt that
+      // follows "resumed" brings each clock's new deadline). Nothing else changes.
+      if (state.room?.code !== msg.code) return state;
+      return { ...state, paused: true, countdown: null };
+    case "resumed":
+      if (state.room?.code !== msg.code) return state;
+      return { ...state, paused: false };
     case "room_closed":
-      if (msg.reason === "match_over") return { ...state, closed: msg.reason, countdown: null };
+      if (msg.reason === "match_over") {
+        return { ...state, closed: msg.reason, countdown: null, paused: false };
+      }
       return {
         ...state,
+        paused: false,
         room: null,
         closed: msg.reason,
         notice: `room_closed_${msg.reason}`,

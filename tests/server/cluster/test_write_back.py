@@ -1,0 +1,125 @@
+"""Nothing anyone saw is lost: when the store comes back with less than it acknowledged (a
+Redis started again from an older file, a replica promoted that had missed writes), the
+process running the room writes back what it has, fenced, and the stored journal again
+holds every event each client received."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.events import BidMade
+from protocol.messages import BidRequest
+from server.cluster import ops
+from server.game.journal import replay
+from server.rooms.room import RoomError
+from server.rooms.stored import room_from_stored, room_to_data
+from server.store.base import RoomWrite, StoredRoom
+from server.store.codec import pack, unpack
+from server.store.errors import StoreUnavailable
+from server.store.recent import RecentWrites
+from tests.server.cluster.harness import Node, nodes, until
+from tests.server.cluster.test_pause import on_turn, timed_match
+
+
+async def bid(node: Node, code: str, players: list[str], value: int) -> None:
+    """The player on turn bids ``value``."""
+    await node.directory.route(code, ops.Ask(on_turn(node, code, players), BidRequest(value=value)))
+
+
+def bids_seen(node: Node, person: str) -> list[tuple[int, int]]:
+    return [(m.seat, m.bid) for m in node.hub.got[person] if isinstance(m, BidMade)]
+
+
+def bids_stored(records: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    return [
+        (r["cmd"]["seat"], r["cmd"]["value"])
+        for r in records
+        if r["k"] == "cmd" and r["cmd"]["type"] == "Bid"
+    ]
+
+
+async def test_writes_the_store_lost_in_an_outage_are_written_back_when_it_returns() -> None:
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, watcher = await timed_match(a, "ROOM1")
+        lose = redis.keep()
+        await bid(a, "ROOM1", players, 1)  # a burst the store will lose
+        await bid(a, "ROOM1", players, 2)
+        assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
+        runner = a.directory.rooms["ROOM1"]
+        version = runner.room.version
+
+        redis.down = True  # Redis dies, and comes back from an older file
+        assert a.health is not None
+        a.health.failed(StoreUnavailable("gone"))
+        lose()
+        assert len(bids_stored(await a.store.read_log("ROOM1"))) == 0
+        redis.down = False
+        await until(lambda: runner.paused_since is None)
+
+        records = await a.store.read_log("ROOM1")
+        for person in [*players, watcher]:
+            assert bids_seen(a, person) == bids_stored(records)  # nothing anyone saw is lost
+        *_, (_, match, _) = replay(records)
+        assert match.deal.bids == runner.room.match.deal.bids  # type: ignore[union-attr]
+        assert runner.room.version >= version
+        stored = redis.rooms["ROOM1"]
+        assert stored.version == runner.room.version and stored.fence == runner.fence
+        await bid(a, "ROOM1", players, 3)  # and the match goes on
+        assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
+
+
+async def test_a_write_that_finds_the_store_behind_writes_back_then_is_retried() -> None:
+    """Lost writes noticed by the next write (a conflict on the version) without an
+    outage: the room is written back, the write refused as retryable, the retry stands."""
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, watcher = await timed_match(a, "ROOM1")
+        lose = redis.keep()
+        await bid(a, "ROOM1", players, 1)
+        lose()
+
+        with pytest.raises(RoomError) as refused:
+            await bid(a, "ROOM1", players, 2)
+        assert refused.value.code == ErrorCode.UNAVAILABLE
+        assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
+        await bid(a, "ROOM1", players, 2)
+        assert len(bids_seen(a, watcher)) == 2
+        assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
+
+
+async def test_a_room_written_by_another_process_meanwhile_is_left_to_it() -> None:
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, _ = await timed_match(a, "ROOM1")
+        assert a.health is not None
+        redis.down = True
+        a.health.failed(StoreUnavailable("gone"))
+        stored = redis.rooms["ROOM1"]  # another process wrote the room meanwhile
+        later = room_from_stored(StoredRoom(unpack(stored.state), [unpack(t) for t in stored.tail]))
+        later.version += 5
+        state = pack(room_to_data(later))
+        write = RoomWrite("ROOM1", stored.version, later.version, state, fence=99)
+        redis.down = False
+        a.health.probe = _never
+        await a.store.save_room(write)
+
+        a.health.answered()
+
+        await until(lambda: "ROOM1" not in a.directory.rooms)
+        assert redis.rooms["ROOM1"].state == state  # not written over
+        assert players
+
+
+async def _never() -> bool:
+    return False
+
+
+def test_recent_writes_give_the_records_above_a_version_and_say_when_some_are_gone() -> None:
+    recent = RecentWrites(keep=10.0)
+    recent.add(-1, 0, 0.0, [{"k": "start"}])
+    recent.add(0, 1, 5.0, [{"k": "cmd", "n": 1}])
+    recent.add(1, 2, 12.0, [{"k": "cmd", "n": 2}])  # the first write is past the window
+    assert recent.since(0) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], True)
+    assert recent.since(2) == ([], True)
+    assert recent.since(-1) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], False)

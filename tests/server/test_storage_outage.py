@@ -1,0 +1,294 @@
+"""A real server through a real Redis's outage, seen by a player and a watcher: Redis
+stopped with SIGSTOP (it no longer answers) and then continued, and the embedded Redis
+killed with -9 under the server's supervision. Both clients are told the match is paused,
+the player's request is refused and changes nothing, and when Redis answers again both are
+told it resumed, the seat's clock has the time it had when the outage began, and the match
+goes on. No card reaches anyone who may not see it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from protocol.errors import ErrorCode
+from protocol.events import BidMade, DealStarted, LandlordChosen, TurnStarted
+from protocol.messages import (
+    BidRequest,
+    CreateRoom,
+    Error,
+    Paused,
+    ReadyRequest,
+    Resumed,
+    SeatBot,
+    Snapshot,
+    Watch,
+)
+from server.game.journal import replay
+from server.store.embedded import EmbeddedRedis
+from tests.redis_server import RedisProcess
+from tests.server.test_e2e import check_no_leaks, dealt_hands
+from tests.server.wire import RunningServer, WireClient, running_server, wire_client
+
+#: The bid clock, in seconds: shorter than the outages here, so a clock that counted the
+#: outage would run out.
+BID_CLOCK = 8.0
+#: The play clock (the settings' default), in seconds.
+PLAY_CLOCK = 20.0
+#: Seconds a client waits for what it expects: Redis calls time out after about 2 s, and
+#: are tried three times, before an outage is known.
+WAIT = 20.0
+
+
+async def got(client: WireClient, kind: type[Any], since: int) -> Any:
+    """The first message of ``kind`` the client received from message ``since`` on, waiting
+    for it when it has not come yet (what one change sends may come in any order here)."""
+    while True:
+        for message in client.received[since:]:
+            if isinstance(message, kind):
+                return message
+        await client.recv(WAIT)
+
+
+async def get(srv: RunningServer, path: str) -> bytes:
+    """The server's whole answer to ``GET path``."""
+    port = int(srv.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        )
+        return await asyncio.wait_for(reader.read(), WAIT)
+    finally:
+        writer.close()
+
+
+async def my_turn(client: WireClient, srv: RunningServer, code: str) -> TurnStarted:
+    """Until the turn is seat 0's (the creator's), as the room stands (on a busy machine a
+    prompt read late may be for a turn the clock has ended)."""
+    while True:
+        turn: TurnStarted = await client.recv_type(TurnStarted, WAIT)
+        match = srv.app.rooms[code].room.match
+        if turn.seat == 0 and match is not None and match.deadline == turn.deadline:
+            return turn
+
+
+@contextlib.asynccontextmanager
+async def timed_match(
+    srv: RunningServer,
+) -> AsyncIterator[tuple[WireClient, WireClient, str]]:
+    """A timed room: a person in seat 0, two instant bots, and a watcher; bidding, on
+    the person's turn."""
+    async with (
+        wire_client(srv.url, "Ann") as (player, _),
+        wire_client(srv.url, "Wu") as (watcher, _),
+    ):
+        await player.send(CreateRoom(deals=3))
+        snapshot: Snapshot = await player.recv_type(Snapshot)
+        code = snapshot.room.code
+        for _ in range(2):
+            await player.send(SeatBot(level="easy"))
+        await watcher.send(Watch(code=code))
+        await watcher.recv_type(Snapshot)
+        await player.send(ReadyRequest())
+        await player.recv_type(DealStarted, WAIT)
+        yield player, watcher, code
+
+
+async def outage_and_return(
+    srv: RunningServer,
+    player: WireClient,
+    watcher: WireClient,
+    code: str,
+    stop: Any,
+    restart: Any,
+    outlast: bool,
+) -> None:
+    """On the player's turn Redis goes (``stop``) as the player bids: both clients are
+    told of the pause, and a request of the watcher's is refused at once, changing
+    nothing. Redis comes back (``restart``; when ``outlast``, once the seat's clock would
+    have run out): the bid is sent to both if Redis had stored it, else refused; both are
+    told of the resume and get the running clock with the time it had when the outage
+    began; the match goes on. Every client's messages agree with the journal, and no card
+    reaches anyone who may not see it."""
+    turn = await my_turn(player, srv, code)
+    assert turn.deadline is not None
+    marks = {id(c): len(c.received) for c in (player, watcher)}
+    stop()
+    bid_id = await player.send(BidRequest(value=3))  # (always above the bids so far)
+    paused: Paused = await got(player, Paused, marks[id(player)])
+    assert paused.code == code
+    assert (await got(watcher, Paused, marks[id(watcher)])).code == code
+    version = srv.app.rooms[code].room.version
+    assert b"ddz_storage_up 0.0" in srv.app.metrics.exposition()  # the metric says so
+    health = await get(srv, "/healthz")
+    assert health.startswith(b"HTTP/1.1 503") and b"rooms paused" in health
+    # (the player's connection waits for its bid; the watcher's asks meanwhile)
+    await watcher.send(ReadyRequest())  # refused at once while paused
+    error = await got(watcher, Error, marks[id(watcher)])
+    assert error.code == ErrorCode.STORAGE_UNAVAILABLE
+    assert srv.app.rooms[code].room.version == version  # the refusal changed nothing
+    if outlast:  # the outage outlasts the seat's time: a clock that ran would run out
+        await asyncio.sleep(max(0.0, turn.deadline + 0.5 - time.time()))
+    marks = {id(c): len(c.received) for c in (player, watcher)}
+    restart()
+
+    prompts = {}
+    for client in (player, watcher):
+        resumed = await got(client, Resumed, marks[id(client)])
+        assert resumed.code == code
+        after = next(i for i, m in enumerate(client.received) if m is resumed) + 1
+        prompts[id(client)] = await got(client, TurnStarted, after)  # the clock's, moved on
+    assert b"ddz_storage_up 1.0" in srv.app.metrics.exposition()
+    assert (await get(srv, "/healthz")).startswith(b"HTTP/1.1 200")
+    records = await srv.app.store.read_log(code)
+    bids = [r for r in records if r["k"] == "cmd" and r["cmd"]["type"] == "Bid"]
+    stored = any(b["cmd"]["seat"] == 0 for b in bids)
+    for client in (player, watcher):
+        seen = [m for m in client.received if isinstance(m, BidMade) and m.seat == 0]
+        assert [(m.bid, m.timeout) for m in seen] == ([(3, False)] if stored else [])
+        assert not any(isinstance(m, BidMade) and m.timeout for m in client.received)
+    if not stored:  # refused once the storage answered: nothing of it was kept
+        refused = [m for m in player.received if isinstance(m, Error)]
+        assert any(m.request_id == bid_id for m in refused)
+    match = srv.app.rooms[code].room.match
+    assert match is not None and match.deadline is not None
+    for client in (player, watcher):
+        assert prompts[id(client)].deadline == match.deadline
+    prompt = prompts[id(player)]
+    left = prompt.deadline - prompt.server_time
+    if stored:  # the next turn has its whole clock: it began as the outage did
+        assert PLAY_CLOCK - 0.2 <= left <= PLAY_CLOCK + 0.05
+    else:  # the seat has the time it had when the outage began, and bids now
+        # (the time left when the outage was noticed, or more: when the bid's own save
+        # began, if that was earlier)
+        assert turn.deadline - paused.since - 0.05 <= left <= BID_CLOCK + 0.05
+        await player.send(BidRequest(value=3))
+        for client in (player, watcher):
+            await got(client, BidMade, marks[id(client)])
+    records = await srv.app.store.read_log(code)
+    deals = dealt_hands(records)
+    check_no_leaks([m.model_dump(mode="json") for m in player.received], 0, deals)
+    check_no_leaks([m.model_dump(mode="json") for m in watcher.received], None, deals)
+    for client in (player, watcher):
+        for message in client.received:
+            if isinstance(message, Paused | Resumed):
+                assert set(message.model_dump()) <= {"type", "code", "since"}
+
+
+async def test_a_redis_that_stops_answering_pauses_the_match_until_it_answers(
+    tmp_path: Path,
+) -> None:
+    redis = RedisProcess(tmp_path / "redis").start()
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        assert redis.process is not None
+        os.kill(redis.process.pid, signal.SIGSTOP)
+        stopped = True
+
+    def cont() -> None:
+        nonlocal stopped
+        assert redis.process is not None
+        os.kill(redis.process.pid, signal.SIGCONT)
+        stopped = False
+
+    try:
+        timing = {"bid_timeout": BID_CLOCK, "bot_speed": "instant"}
+        async with running_server(redis.url, **timing) as srv:
+            async with timed_match(srv) as (player, watcher, code):
+                await outage_and_return(srv, player, watcher, code, stop, cont, outlast=True)
+            assert srv.app.health.outages == 1 and not srv.app.health.down
+    finally:
+        if stopped:
+            cont()
+        redis.stop()
+
+
+async def test_the_embedded_redis_killed_pauses_the_match_until_it_is_started_again(
+    tmp_path: Path,
+) -> None:
+    embedded = EmbeddedRedis(tmp_path / "data")
+    url = embedded.start()
+    embedded.supervise()
+
+    def kill() -> None:
+        assert embedded.process is not None
+        os.kill(embedded.process.pid, signal.SIGKILL)
+
+    try:
+        timing = {"bid_timeout": BID_CLOCK, "bot_speed": "instant"}
+        async with running_server(url, **timing) as srv:
+            async with timed_match(srv) as (player, watcher, code):
+                # the supervisor starts it again by itself, on its append-only file
+                await outage_and_return(
+                    srv, player, watcher, code, kill, lambda: None, outlast=False
+                )
+    finally:
+        embedded.stop()
+
+
+async def test_a_redis_restarted_from_an_older_copy_is_given_back_what_it_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis dies and comes back from a copy older than the last writes (its dump from the
+    start of the deal): the server writes the room back, and the stored journal again holds
+    every bid both clients were shown."""
+    redis = RedisProcess(tmp_path / "redis", appendonly=False).start()
+    copy = tmp_path / "older.rdb"
+    try:
+        async with running_server(redis.url, bid_timeout=60.0, bot_speed="instant") as srv:
+            async with timed_match(srv) as (player, watcher, code):
+                admin = Redis.from_url(redis.url)
+                try:
+                    await admin.save()  # (the copy: taken as the first deal starts)
+                finally:
+                    await admin.aclose()
+                shutil.copy(tmp_path / "redis" / "dump.rdb", copy)
+                await my_turn(player, srv, code)
+                await player.send(BidRequest(value=3))  # the burst the copy has not got
+                for client in (player, watcher):
+                    await client.recv_type(LandlordChosen, WAIT)
+                shown = {id(c): bids_in(c.received) for c in (player, watcher)}
+                assert (0, 3) in shown[id(player)] and shown[id(player)] == shown[id(watcher)]
+                version = srv.app.rooms[code].room.version
+
+                redis.stop(kill=True)
+                async with asyncio.timeout(WAIT):
+                    while not srv.app.health.down:
+                        await asyncio.sleep(0.02)
+                shutil.copy(copy, tmp_path / "redis" / "dump.rdb")
+                redis.start()
+
+                await got(player, Resumed, 0)
+                await got(watcher, Resumed, 0)
+                records = await srv.app.store.read_log(code)
+                stored = [bid_of(r) for r in records if r["k"] == "cmd"]  # (all in bidding)
+                assert stored == shown[id(player)]  # nothing anyone saw is lost
+                assert any("written back" in r.getMessage() for r in caplog.records)
+                assert srv.app.rooms[code].room.version >= version
+                *_, (_, match, _) = replay(records)
+                room_match = srv.app.rooms[code].room.match
+                assert room_match is not None and match.deal.bids == room_match.deal.bids
+    finally:
+        redis.stop()
+
+
+def bids_in(messages: list[Any]) -> list[tuple[int, int]]:
+    return [(m.seat, m.bid) for m in messages if isinstance(m, BidMade)]
+
+
+def bid_of(record: dict[str, Any]) -> tuple[int, int]:
+    """A bidding command of the journal as its ``BidMade`` shows it (a pass bids 0)."""
+    cmd = record["cmd"]
+    return cmd["seat"], cmd["value"] if cmd["type"] == "Bid" else 0
