@@ -142,7 +142,7 @@ class App:
             **self.queue.routes(),
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
-            **Profiles(lobby, self.identities).routes(),
+            **Profiles(lobby, self.identities, self.ladder).routes(),
             **self.ladder.routes(),
         }
 
