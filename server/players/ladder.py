@@ -39,6 +39,7 @@ from server.players.rating import (
     rating_updates,
 )
 from server.rooms.room import Room
+from server.store.errors import StoreError
 from server.store.ratings import LadderRead, RedisRatings, StoredRating
 from server.store.redis_store import RedisStore
 
@@ -166,17 +167,23 @@ class Ladder:
         """Apply a closed room's rating changes, once per player, and tell each player whose
         change this call applied (written first, then sent); a change applied before (a
         settle again) is not told again. The bookkeeping calls it on each settle of the
-        room (``RoomApplier``): a ``StoreError`` keeps the room pending, to be finished by
-        the next settle, after those already applied are told."""
+        room (``RoomApplier``): a player whose change the store failed to apply does not
+        hold up the others, and the first failure is raised once they are applied and
+        told, which keeps the room pending for the next settle to finish."""
+        changes, names = await self.changes(room)
         told: list[tuple[str, RatingChanged]] = []
-        try:
-            changes, names = await self.changes(room)
-            for pid, change in changes.items():
+        failed: StoreError | None = None
+        for pid, change in changes.items():
+            try:
                 applied, before, after = await self.apply_change(pid, room.code, change, names[pid])
-                if applied:
-                    told.append((pid, RatingChanged(code=room.code, before=before, after=after)))
-        finally:
-            self.lobby.cluster.deliver(told)
+            except StoreError as exc:
+                failed = failed or exc
+                continue
+            if applied:
+                told.append((pid, RatingChanged(code=room.code, before=before, after=after)))
+        self.lobby.cluster.deliver(told)
+        if failed is not None:
+            raise failed
 
     async def apply_change(
         self, player_id: str, code: str, change: RatingChange, name: str
