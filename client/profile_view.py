@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from client.after_match import history_lines
+from client.ladder_view import rating_text
 from client.render import BOLD, DIM, Fragments
 from client.safe_text import printable
 from protocol.messages import PROFILE_PAGE, History, Profile
@@ -32,11 +33,16 @@ def pages(profile: Profile) -> int:
 def profile_lines(
     profile: Profile, local: Callable[[float | None], time.struct_time] = time.localtime
 ) -> list[Fragments]:
-    """The player's statistics, then their page of matches (as ``history`` lists them)
-    and how to see the next page."""
+    """The player's rating (with its uncertainty) and statistics, then their page of
+    matches (as ``history`` lists them) and how to see the next page."""
     name, player = printable(profile.name, 24), printable(profile.player_id, 40)
     lines: list[Fragments] = [[(BOLD, name), (DIM, f"  player {player}")]]
     modes = "   ".join(f"{m.mode} {rate(m.won, m.played)}" for m in profile.modes)
+    if profile.rating is None:
+        lines.append([(DIM, "rating       "), ("", "none yet (a quick match with others rates)")])
+    else:
+        rated = f"   {profile.rating.matches} rated matches"
+        lines.append([(DIM, "rating       "), ("", rating_text(profile.rating) + rated)])
     lines.append([(DIM, "matches won  "), ("", modes)])
     lines.append(
         [

@@ -461,7 +461,8 @@ class ModeRecord(Message):
 
 class Profile(Message):
     """A player's record: name, statistics per mode and per side, and a page of matches
-    (``offset``, of ``total`` kept, the newest first). Win rates are won / dealt."""
+    (``offset``, of ``total`` kept, the newest first). Win rates are won / dealt.
+    ``rating``: their rating from rated quick matches (None: never rated)."""
 
     type: Literal["profile"] = "profile"
     player_id: str
@@ -480,6 +481,7 @@ class Profile(Message):
     matches: list[HistoryEntry]
     offset: int
     total: int
+    rating: RatingView | None
 
 
 class PlayerKeyIssued(Message):

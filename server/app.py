@@ -140,6 +140,9 @@ class App:
         self.records = Records(lobby)
         #: Ratings: read, noted as a quick match starts, applied as it ends; the ladder.
         self.ladder = Ladder(lobby, rating_store(store))
+        # a closed room's rating changes go the records' crash-proof way: applied as the
+        # room closes here, or by whichever process settles the room after a crash
+        self.bookkeeping.room_appliers.append(self.ladder)
         self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher
         self.matcher.health = self.health
@@ -152,7 +155,7 @@ class App:
             **self.queue.routes(),
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
-            **Profiles(lobby, self.identities).routes(),
+            **Profiles(lobby, self.identities, self.ladder).routes(),
             **self.ladder.routes(),
         }
 
@@ -194,14 +197,13 @@ class App:
         self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:
-        """A room run here closed: its match goes into its people's records (left pending
-        for ``settle_pending`` when the store fails now), and a rated quick match's changes
-        into their ratings (each applied once per player, however often asked)."""
+        """A room run here closed: its match goes into its people's records and a rated
+        quick match's changes into their ratings (each applied once per player, however
+        often asked); left pending for ``settle_pending`` when the store fails now."""
         try:
             await self.bookkeeping.closed(room)
         except StoreError as exc:
             log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
-        await self.ladder.apply(room)
 
     # --- connections ------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The player's own record and key: ``GetProfile`` (statistics and a page of matches) and
+"""The player's own record and key: ``GetProfile`` (statistics, rating and a page of matches) and
 ``NewPlayerKey`` (the old key stops working; the answer goes to the asking connection
 only, as the welcome's key does)."""
 
@@ -10,13 +10,15 @@ from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.sessions import Session
 from server.players.identity import Identities
+from server.players.ladder import Ladder
 from server.players.profile import profile
 
 
 class Profiles:
-    def __init__(self, lobby: Lobby, identities: Identities) -> None:
+    def __init__(self, lobby: Lobby, identities: Identities, ladder: Ladder) -> None:
         self.lobby = lobby
         self.identities = identities
+        self.ladder = ladder
 
     def routes(self) -> Routes:
         return {GetProfile: Route(self.get_profile), NewPlayerKey: Route(self.new_key)}
@@ -25,7 +27,8 @@ class Profiles:
         conn.bucket.spend(HISTORY_COST)
         player = session.player_id
         record = await self.lobby.store.player_record(player, request.offset, PROFILE_PAGE)
-        conn.send(profile(player, session.name, record, request.offset))
+        rating = await self.ladder.view_of(player)
+        conn.send(profile(player, session.name, record, request.offset, rating))
 
     async def new_key(self, conn: Connection, session: Session, request: NewPlayerKey) -> None:
         key = await self.identities.replace(session.player_id)

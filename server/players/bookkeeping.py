@@ -16,6 +16,11 @@ after the save; any process at its start and every ``SETTLE_EVERY`` seconds:
 (``StatsApplier``); a rating is another, given the whole outcome so it can weigh the
 table, and its result (fields to set, ``PlayerUpdate.put``) is applied under the same
 guard.
+
+``RoomApplier`` is the seam for a change kept outside the player's record under its own
+once-only guard (the rating and its ladder: ``Ladder.apply``): it runs on every settle of
+the room, after the records and before the code leaves the pending set, so the same
+crash-proof path applies it once per player.
 """
 
 from __future__ import annotations
@@ -63,6 +68,15 @@ class Applier(Protocol):
         """Player id to their change (a player left out: none of this kind)."""
 
 
+class RoomApplier(Protocol):
+    """A change a closed room makes beyond its players' records, applied once per player by
+    its own guard (asking again changes nothing); raises ``StoreError`` when some of it is
+    not applied, which keeps the room pending for the next settle."""
+
+    async def apply(self, room: Room) -> None:
+        """Apply what is not applied yet of a closed room's change."""
+
+
 class StatsApplier:
     """The statistics of a profile: matches, deals by side, points, springs, bombs."""
 
@@ -88,11 +102,13 @@ class Bookkeeping:
         clock: Callable[[], float],
         forget_after: float,
         appliers: Sequence[Applier] = (),
+        room_appliers: Sequence[RoomApplier] = (),
     ) -> None:
         self.store = store
         self.clock = clock
         self.forget_after = forget_after
         self.appliers: list[Applier] = [StatsApplier(), *appliers]
+        self.room_appliers: list[RoomApplier] = list(room_appliers)
         self.kill_before_records = bool(os.environ.get(KILL_BEFORE_RECORDS))
 
     async def updates(self, outcome: MatchOutcome) -> dict[str, PlayerUpdate]:
@@ -135,9 +151,12 @@ class Bookkeeping:
         return await self.settle_room(room)
 
     async def settle_room(self, room: Room) -> int:
-        """Settle a closed room (as stored)."""
+        """Settle a closed room (as stored): its records, then each ``RoomApplier``, then
+        the code leaves the pending set (a failure anywhere before keeps it there)."""
         outcome = MatchOutcome.of(room, await self.store.read_log(room.code))
         applied = 0 if outcome is None else await self.apply(outcome)
+        for room_applier in self.room_appliers:
+            await room_applier.apply(room)
         await self.store.settled(room.code)
         return applied
 

@@ -5,14 +5,16 @@ A quick match that the queue formed with two persons or more is rated: as it ope
 seats' ratings are kept beside its room (``start_record``); when its room closes, each
 person's change is computed from them and the deals' outcomes (``rating_updates``) and
 applied once per player (the store's guard, ``RedisRatings.apply``), then told to the
-player (``RatingChanged``: written first, then sent). Practice, private rooms and rematches
+player (``RatingChanged``: written first, then sent). The bookkeeping applies it on each
+settle of the closed room (``Bookkeeping.room_appliers``), so a crash between the room's
+closing save and its ratings leaves the room pending, and the next settle applies what is
+missing (and tells those it applied). Practice, private rooms and rematches
 are never rated. The ladder ranks by the conservative rating (mu - 3 sigma) those with at
 least ``LADDER_MIN_MATCHES`` rated matches.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Protocol
 
 from protocol.messages import (
@@ -40,8 +42,6 @@ from server.rooms.room import Room
 from server.store.errors import StoreError
 from server.store.ratings import LadderRead, RedisRatings, StoredRating
 from server.store.redis_store import RedisStore
-
-log = logging.getLogger(__name__)
 
 #: Rated matches a player needs before the ladder ranks them (a rating resting on fewer is
 #: mostly uncertainty).
@@ -130,9 +130,10 @@ class Ladder:
             return NEW, 0
         return Rating(stored.mu, stored.sigma), stored.matches
 
-    async def view_of(self, player_id: str) -> RatingView:
-        """A player's rating as shown (for the profile)."""
-        return view(*await self.rating_of(player_id))
+    async def view_of(self, player_id: str) -> RatingView | None:
+        """A player's rating as shown (for the profile); None when never rated."""
+        rating, matches = await self.rating_of(player_id)
+        return view(rating, matches) if matches > 0 else None
 
     async def note_start(self, room: Room, names: dict[str, str]) -> None:
         """Keep the ratings a quick match starts from, when it is rated (two persons at
@@ -163,24 +164,36 @@ class Ladder:
         return rating_updates(rated_match(room.code, start, room.match.deal_scores)), names
 
     async def apply(self, room: Room) -> None:
-        """Apply a closed room's rating changes, once per player, then tell each player."""
+        """Apply a closed room's rating changes, once per player, and tell each player whose
+        change this call applied (written first, then sent); a change applied before (a
+        settle again) is not told again. The bookkeeping calls it on each settle of the
+        room (``RoomApplier``): a player whose change the store failed to apply does not
+        hold up the others, and the first failure is raised once they are applied and
+        told, which keeps the room pending for the next settle to finish."""
+        changes, names = await self.changes(room)
         told: list[tuple[str, RatingChanged]] = []
-        try:
-            changes, names = await self.changes(room)
-            for pid, change in changes.items():
-                before, after = await self.apply_change(pid, room.code, change, names[pid])
+        failed: StoreError | None = None
+        for pid, change in changes.items():
+            try:
+                applied, before, after = await self.apply_change(pid, room.code, change, names[pid])
+            except StoreError as exc:
+                failed = failed or exc
+                continue
+            if applied:
                 told.append((pid, RatingChanged(code=room.code, before=before, after=after)))
-        except StoreError as exc:
-            log.warning("room %s: its ratings are not all applied: %s", room.code, exc)
         self.lobby.cluster.deliver(told)
+        if failed is not None:
+            raise failed
 
     async def apply_change(
         self, player_id: str, code: str, change: RatingChange, name: str
-    ) -> tuple[RatingView, RatingView]:
-        """Apply one player's change of match ``code`` (once, however often asked) and keep
-        the ladder in step; the rating before the match and as it is now."""
+    ) -> tuple[bool, RatingView, RatingView]:
+        """Apply one player's change of match ``code`` (once, however often asked) and put
+        the ladder in step with the rating as it now is (again each time: a crash between
+        the two is healed by the next ask); whether this call applied it, the rating before
+        the match and as it is now."""
         before, after = change.before, change.after
-        _, stored = await self.store.apply(
+        applied, stored = await self.store.apply(
             player_id,
             code,
             (before.mu, before.sigma),
@@ -192,7 +205,7 @@ class Ladder:
         if stored.matches >= LADDER_MIN_MATCHES:
             entry = {"name": name, "mu": now.mu, "sigma": now.sigma, "matches": stored.matches}
             await self.store.set_ladder(player_id, now.display, entry)
-        return view(before, stored.matches - 1), view(now, stored.matches)
+        return applied, view(before, stored.matches - 1), view(now, stored.matches)
 
     async def get_leaderboard(
         self, conn: Connection, session: Session, request: GetLeaderboard

@@ -1,7 +1,7 @@
 """A player's profile from their record (pure): what ``Profile`` shows of them.
 
-Only the name, the statistics and the matches (with their replay codes): no key, no
-token, nothing of another player but the names at their tables.
+Only the name, the statistics, the rating and the matches (with their replay codes): no
+key, no token, nothing of another player but the names at their tables.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any, get_args
 
-from protocol.messages import HistoryEntry, ModeRecord, Profile, RoomMode
+from protocol.messages import HistoryEntry, ModeRecord, Profile, RatingView, RoomMode
 from server.players.outcome import Counter, played, won
 from server.store.player_records import PlayerRecord
 
@@ -27,7 +27,10 @@ def entries_of(player_id: str, found: list[dict[str, Any]]) -> list[HistoryEntry
     return out
 
 
-def profile(player_id: str, name: str, record: PlayerRecord, offset: int) -> Profile:
+def profile(
+    player_id: str, name: str, record: PlayerRecord, offset: int, rating: RatingView | None
+) -> Profile:
+    """``rating``: the player's as the ladder shows it (None: never rated)."""
     stats = record.stats
 
     def count(name: str) -> int:
@@ -58,4 +61,5 @@ def profile(player_id: str, name: str, record: PlayerRecord, offset: int) -> Pro
         matches=entries_of(player_id, record.matches),
         offset=offset,
         total=record.total,
+        rating=rating,
     )

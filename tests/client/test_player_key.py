@@ -19,7 +19,7 @@ from client.profile_view import key_lines, profile_lines
 from client.render import plain
 from client.saved_session import BAD_KEY_HELP, SessionFile, open_kept
 from protocol.errors import ErrorCode
-from protocol.messages import HistoryEntry, ModeRecord, Profile, Welcome
+from protocol.messages import HistoryEntry, ModeRecord, Profile, RatingView, Welcome
 
 SERVER = "ws://127.0.0.1:8765"
 KEY = "p0123456789abcdef.abcdefghijklmnopqrstuvwxyzABCDEF"
@@ -128,14 +128,18 @@ def test_a_profile_reads_within_80_columns_with_rates_and_the_next_page() -> Non
         matches=[entry] * 20,
         offset=0,
         total=45,
+        rating=RatingView(rating=24.63, mu=30.93, sigma=2.1, matches=41),
     )
     lines = [plain(line) for line in profile_lines(profile)]
     text = "\n".join(lines)
+    assert "rating       24.6  (skill 30.9 ± 2.1)   41 rated matches" in text
     assert all(len(line) <= 80 for line in lines), text
     assert "quick 7/12 (58%)" in text and "landlord 6/10 (60%)" in text
     assert "farmer 13/26 (50%)" in text and "+12 on" in text
     assert "page 1 of 3" in text and "ddz profile --page 2" in text
     assert io.StringIO(text).read().count("ABCDE") == 21
+    unrated = [plain(line) for line in profile_lines(profile.model_copy(update={"rating": None}))]
+    assert "rating       none yet (a quick match with others rates)" in unrated
 
 
 def test_profile_at_the_prompt_takes_a_page() -> None:

@@ -335,6 +335,7 @@ SERVER_MESSAGES: list[BaseModel] = [
         matches=[],
         offset=0,
         total=0,
+        rating=RatingView(rating=6.27, mu=24.9, sigma=6.21, matches=4),
     ),
     PlayerKeyIssued(player_key="p0123456789abcdef.k3y"),
     RatingChanged(

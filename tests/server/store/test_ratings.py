@@ -14,6 +14,28 @@ from server.store.memory import MemoryRedis, MemoryStore
 from server.store.memory_lobby import MemoryRatings
 from server.store.ratings import RedisRatings
 from server.store.redis_store import RedisStore
+from tests.redis_sentinel import SentinelProcesses
+
+
+@pytest.fixture(params=["cluster", "sentinel"])
+async def spread_store(
+    request: pytest.FixtureRequest, key_prefix: str
+) -> AsyncIterator[RedisStore]:
+    """A store on a Redis Cluster (a player's keys on their slot, the ladder's on another),
+    then on a Sentinel-managed primary."""
+    sentinel = SentinelProcesses().start() if request.param == "sentinel" else None
+    try:
+        url = request.getfixturevalue("redis_cluster_url") if sentinel is None else sentinel.url
+        s = await RedisStore.connect(
+            url, finished_ttl=3600, session_ttl=600, prefix=key_prefix, wait=5
+        )
+        try:
+            yield s
+        finally:
+            await s.close()
+    finally:
+        if sentinel is not None:
+            sentinel.stop()
 
 
 @pytest.fixture
@@ -57,6 +79,19 @@ async def test_the_twin_answers_as_redis_does(redis_store: RedisStore) -> None:
     assert on_redis[6][1:] == (4, 3.5)  # below the top three
     assert [pid for pid, _, _ in on_redis[6][0]] == ["p4", "p2", "p3"]
     assert on_redis[7] == (None, None, 4)
+
+
+async def test_a_cluster_and_a_sentinel_answer_as_one_redis_does(spread_store: RedisStore) -> None:
+    """Each script's keys lie in one slot (a player's, or the ladder's): no cross-slot
+    refusal, and the same answers as the in-memory twin (itself checked on one Redis)."""
+    assert await script(RedisRatings(spread_store)) == await script(
+        MemoryRatings(MemoryStore(MemoryRedis()))
+    )
+    ratings = RedisRatings(spread_store)
+    results = await asyncio.gather(
+        *(ratings.apply("p9", "M1", (25.0, 8.0), (26.0, 7.0), "Ann", 100.0) for _ in range(10))
+    )
+    assert sum(applied for applied, _ in results) == 1
 
 
 async def test_the_same_change_asked_at_once_from_many_places_is_applied_once(
