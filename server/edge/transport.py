@@ -128,17 +128,17 @@ class _Listener:
 
 
 async def healthz(app: App, ws: WebSocket) -> Response:
-    """200 while Redis answers, else 503; during an outage the process knows of (its rooms
-    paused) it says since how long, without asking Redis again."""
+    """200 while Redis answers, else 503 (during an outage, saying since how long the rooms
+    have been paused). It asks Redis each time, and tells the process's health what it
+    found, so it says "back" as soon as Redis is."""
+    if await app.store.ping():
+        app.health.answered()
+        return ws.respond(HTTPStatus.OK, "ok\n")
+    app.health.failed(StoreUnavailable("no answer to PING"))
     since = app.health.down_since
-    if since is not None:
-        down = max(app.health.clock() - since, 0.0)
-        text = f"redis unreachable for {down:.1f} s: rooms paused\n"
-        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, text)
-    if not await app.store.ping():
-        app.health.failed(StoreUnavailable("no answer to PING"))
-        return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
-    return ws.respond(HTTPStatus.OK, "ok\n")
+    down = 0.0 if since is None else max(app.health.clock() - since, 0.0)
+    text = f"redis unreachable for {down:.1f} s: rooms paused\n"
+    return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, text)
 
 
 def metrics(app: App) -> Response:
