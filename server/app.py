@@ -177,8 +177,12 @@ class App:
         self.accepting = True
         # the strong bot's search processes start meanwhile, before the first decision
         await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
-        # matches a crash left between their room's closing save and their records
-        await self.bookkeeping.settle_pending()
+        # matches a crash left between their room's closing save and their records (a store
+        # that fails now leaves them to the next settle: it must not stop the start)
+        try:
+            await self.bookkeeping.settle_pending()
+        except StoreError as exc:
+            log.warning("the pending matches are left to the next settle: %s", exc)
         self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
 

@@ -335,7 +335,7 @@ def test_a_hello_refused_as_unavailable_is_tried_again(tmp_path: Path) -> None:
         deadline = time.monotonic() + 20
         while "[storage_unavailable]; trying again" not in client.stderr():
             assert time.monotonic() < deadline, client.stderr()
-            assert client.proc.poll() is None
+            assert client.proc.poll() is None, client.stderr()
             time.sleep(0.05)
         assert client.messages() == []
         redis.start()
