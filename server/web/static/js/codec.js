@@ -49,6 +49,9 @@ export const CLIENT_TYPES = Object.freeze([
   "rematch",
   "get_replay",
   "get_history",
+  "get_profile",
+  "new_player_key",
+  "get_leaderboard",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -79,6 +82,10 @@ export const SERVER_TYPES = Object.freeze([
   "rematch_asked",
   "replay",
   "history",
+  "profile",
+  "player_key",
+  "rating_changed",
+  "leaderboard",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);

@@ -73,12 +73,12 @@ export function restoreForms() {
 }
 
 /** @param {string} text @param {EventTarget | null} target */
-function copy(text, target) {
+export function copy(text, target) {
   const b = /** @type {HTMLButtonElement} */ (target);
   const done = () => {
     b.textContent = ui.t("copied");
     setTimeout(() => {
-      b.textContent = ui.t("copy");
+      b.textContent = ui.t(b.dataset.i18n ?? "copy");
     }, 2000);
   };
   const fallback = () => {

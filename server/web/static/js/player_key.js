@@ -1,0 +1,150 @@
+// @ts-check
+// The lasting player on this browser: its key taken from a link (`#player=KEY`, a fragment,
+// which a browser never sends to a server; taken out of the address bar at once), typed as
+// a code, or started afresh; the first visit's note (a new player is made unless a code is
+// given); and what the page says when the server refuses the key (replaced elsewhere) or
+// another tab or device of this player took the session over.
+
+import { showDialog, trapFocus } from "./dialogs.js";
+import { $, input } from "./dom.js";
+import { conn, scheduleRender, state, toast, ui } from "./page.js";
+import { store } from "./prefs.js";
+
+/** A player key as the server issues it (server/players/keys.py): `PID.SECRET`. */
+export const KEY_RE = /^p[0-9a-f]{12,32}\.[A-Za-z0-9_-]{22,86}$/;
+/** Set while this browser started as a new player and the person has not said OK yet. */
+const FIRST_VISIT = `ddz.first.${location.host}`;
+const LINK_RE = /#player=([^&\s]+)/;
+
+/**
+ * The key in what was typed or pasted: a code (spaces and line breaks inside forgiven), or
+ * a whole link with the code in its fragment; null when it is neither.
+ * @param {string} text
+ */
+export function keyFrom(text) {
+  const raw = String(text ?? "");
+  const link = LINK_RE.exec(raw);
+  let key = link ? link[1] : raw;
+  try {
+    key = decodeURIComponent(key);
+  } catch {
+    return null;
+  }
+  key = key.replace(/\s+/g, "");
+  return KEY_RE.test(key) ? key : null;
+}
+
+/** The link that opens this page as the player of `key`. @param {string} key */
+export function keyLink(key) {
+  return `${location.origin}/#player=${key}`;
+}
+
+/** Before the first hello: a key in the address is taken (and the address cleaned); a
+ * browser with no key yet is a first visit, noted until the person says OK. */
+export function readKeyLink() {
+  const m = LINK_RE.exec(location.hash);
+  if (m) {
+    history.replaceState(null, "", location.pathname + location.search);
+    const key = keyFrom(m[0]);
+    if (key === null) toast(ui.t("code_bad"));
+    else if (conn.playerKey === null) {
+      conn.keepKey(key);
+      ui.movedIn = true;
+    } else if (conn.playerKey !== key) ui.linkKey = key;
+  }
+  if (conn.playerKey === null) store.setItem(FIRST_VISIT, "1");
+}
+
+/** A key link opened while the page runs (pasted into the address bar). */
+function keyLinkLater() {
+  const m = LINK_RE.exec(location.hash);
+  if (!m) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  const key = keyFrom(m[0]);
+  if (key === null) toast(ui.t("code_bad"));
+  else if (conn.playerKey !== key) ui.linkKey = key;
+  scheduleRender();
+}
+
+/** Go on as the player of `key` on this browser. @param {string} key */
+function useKey(key) {
+  store.removeItem(FIRST_VISIT);
+  ui.linkKey = null;
+  ui.movedIn = true;
+  ui.keyShown = false;
+  ui.sheet = null;
+  conn.useKey(key);
+}
+
+/** After a welcome: a code or link just taken up is said so. */
+export function welcomed() {
+  if (!ui.movedIn) return;
+  ui.movedIn = false;
+  store.removeItem(FIRST_VISIT);
+  toast(ui.t("moved_in"));
+}
+
+/** The lobby's notes, the status line's choices, the code dialog. */
+export function renderKeyParts() {
+  const t = ui.t;
+  const first = store.getItem(FIRST_VISIT) === "1";
+  if (first && (state.history?.length ?? 0) > 0) store.removeItem(FIRST_VISIT); // played since
+  $("first-visit").hidden = !first || state.conn === "refused" || ui.linkKey !== null || !!state.history?.length;
+  $("link-switch").hidden = ui.linkKey === null;
+  $("refused-choices").hidden = state.conn !== "refused";
+  $("play-here").hidden = state.conn !== "elsewhere";
+  if (state.conn === "refused") $("status-text").textContent = t("key_refused");
+  if (state.conn === "elsewhere") $("status-text").textContent = t("playing_elsewhere");
+}
+
+/** Open the dialog to type a code. */
+export function openCodeDialog() {
+  input("key-input").value = "";
+  $("key-error").textContent = "";
+  showDialog($("code-dialog"), true, input("key-input"));
+}
+
+function closeCodeDialog() {
+  showDialog($("code-dialog"), false);
+}
+
+export function wireKey() {
+  const dialog = $("code-dialog");
+  trapFocus(dialog);
+  dialog.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    e.preventDefault();
+    closeCodeDialog();
+  });
+  $("code-cancel").addEventListener("click", closeCodeDialog);
+  $("key-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const key = keyFrom(input("key-input").value);
+    if (key === null) {
+      $("key-error").textContent = ui.t("code_bad");
+      input("key-input").focus();
+      return;
+    }
+    closeCodeDialog();
+    useKey(key);
+  });
+  for (const id of ["first-visit-code", "refused-code"]) $(id).addEventListener("click", openCodeDialog);
+  $("first-visit-ok").addEventListener("click", () => {
+    store.removeItem(FIRST_VISIT);
+    scheduleRender();
+  });
+  $("refused-new").addEventListener("click", () => {
+    store.setItem(FIRST_VISIT, "1");
+    conn.newPlayer();
+    scheduleRender();
+  });
+  $("play-here").addEventListener("click", () => conn.start());
+  $("link-switch-yes").addEventListener("click", () => {
+    if (ui.linkKey) useKey(ui.linkKey);
+  });
+  $("link-switch-no").addEventListener("click", () => {
+    ui.linkKey = null;
+    scheduleRender();
+  });
+  window.addEventListener("hashchange", keyLinkLater);
+}
