@@ -26,6 +26,7 @@ export function ratingText(/** @type {RatingView} */ r) {
 export function openLadder() {
   ui.sheet = "ladder";
   send({ type: "get_leaderboard" });
+  $("ladder-body").scrollTop = 0;
   scheduleRender();
 }
 

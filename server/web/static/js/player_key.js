@@ -100,8 +100,16 @@ export function renderKeyParts() {
 /** Open the dialog to type a code. */
 export function openCodeDialog() {
   input("key-input").value = "";
-  $("key-error").textContent = "";
+  showError(false);
   showDialog($("code-dialog"), true, input("key-input"));
+}
+
+/** The code dialog's "not a code" line (in the page's language, as it changes). */
+function showError(/** @type {boolean} */ on) {
+  const el = $("key-error");
+  if (on) el.dataset.i18n = "code_bad";
+  else delete el.dataset.i18n;
+  el.textContent = on ? ui.t("code_bad") : "";
 }
 
 function closeCodeDialog() {
@@ -121,7 +129,7 @@ export function wireKey() {
     e.preventDefault();
     const key = keyFrom(input("key-input").value);
     if (key === null) {
-      $("key-error").textContent = ui.t("code_bad");
+      showError(true);
       input("key-input").focus();
       return;
     }

@@ -24,6 +24,7 @@ export function openProfile() {
   ui.newKeyArmed = false;
   send({ type: "get_profile", offset: 0 });
   send({ type: "get_leaderboard" }); // my rating is my line of the ladder
+  $("profile-body").scrollTop = 0;
   scheduleRender();
 }
 
@@ -124,8 +125,10 @@ function fillStats(p) {
     const m = modes[mode] ?? { played: 0, won: 0 };
     items.push([t(`mode_${mode}`), t("mode_record", { played: m.played, won: m.won })]);
   }
-  items.push([t("as_landlord"), t("deals_won", { won: p.landlord_won, n: p.landlord_deals, pct: rate(p.landlord_won, p.landlord_deals) })]);
-  items.push([t("as_farmer"), t("deals_won", { won: p.farmer_won, n: p.farmer_deals, pct: rate(p.farmer_won, p.farmer_deals) })]);
+  const side = (/** @type {number} */ won, /** @type {number} */ n) =>
+    n ? t("deals_won", { won, n, pct: rate(won, n) }) : t("no_deals");
+  items.push([t("as_landlord"), side(p.landlord_won, p.landlord_deals)]);
+  items.push([t("as_farmer"), side(p.farmer_won, p.farmer_deals)]);
   items.push([t("points_title"), t("points_won_lost", { won: p.points_won, lost: p.points_lost })]);
   items.push([t("springs"), String(p.springs)]);
   items.push([t("bombs_played"), String(p.bombs)]);
