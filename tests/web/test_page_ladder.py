@@ -16,7 +16,7 @@ from server.store.codec import pack
 from server.store.keys import Keys
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import act, shown, state
-from tests.web.test_page_profile import open_profile
+from tests.web.test_page_profile import key_of, keys_in, open_profile
 from tests.web.test_page_screens import shoot_all
 
 #: "Rating 0.0 → 1.3 (+1.3)": before and after, one decimal, and the signed change.
@@ -88,12 +88,16 @@ def test_a_rated_quick_match_shows_the_rating_change(
     web_server: StartServer, open_page: OpenPage
 ) -> None:
     server = web_server("--quick-match-wait", "1", "--bot-speed", "instant")
-    ann, _ = open_page(server.url)
-    bo, _ = open_page(server.url, phone=True)
+    ann, ann_frames = open_page(server.url)
+    bo, bo_frames = open_page(server.url, phone=True)
     ann.click("#quick-start")
     bo.tap("#quick-start")
     for page in (ann, bo):
         page.wait_for_selector("#table:not([hidden])", timeout=20_000)
+    watcher, watcher_frames = open_page(server.url)
+    watcher.fill("#code", state(ann)["room"]["code"])
+    watcher.click("#watch-btn")
+    watcher.wait_for_selector("#table:not([hidden])")
     rng = random.Random(22)
     deadline = time.monotonic() + 150
     while not all(shown(p, "#result") for p in (ann, bo)):
@@ -110,3 +114,12 @@ def test_a_rated_quick_match_shows_the_rating_change(
         assert ("(+" in text) == up
         assert change["after"]["matches"] == 1
     shoot_all(ann, "result-rating")
+    # nobody's key reached another player or the watcher: each page's own came in its own
+    # welcome only
+    keys = {name: key_of(page) for name, page in (("ann", ann), ("bo", bo), ("w", watcher))}
+    frames = {"ann": ann_frames, "bo": bo_frames, "w": watcher_frames}
+    for name, got in frames.items():
+        for owner, key in keys.items():
+            assert key
+            found = keys_in(got, {key})
+            assert found == ([("welcome", key)] if owner == name else []), (name, owner)

@@ -12,6 +12,7 @@ from typing import Any
 from tests.web.browser import Frames, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import click, shown, state
+from tests.web.node import HERE, run_node
 from tests.web.table_helpers import my_turn, play_hint
 
 #: The page's own copy of its player key (localStorage, per server).
@@ -87,6 +88,10 @@ def keys_in(frames: Frames, keys: set[str]) -> list[tuple[str, str]]:
         text = repr(message)
         found += [(str(message.get("type")), k) for k in keys if k in text]
     return found
+
+
+def test_the_key_in_the_connection_and_the_reducer() -> None:
+    run_node(["--test", str(HERE / "player.test.mjs")])
 
 
 def test_the_code_moves_a_player_by_link_and_by_typing_and_a_new_code_stops_the_old(

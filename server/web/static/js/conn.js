@@ -34,6 +34,29 @@ export const CLOSE_REPLACED = 4000;
 /** Names are 1..24 characters (code points) on the server. */
 export const NAME_MAX = 24;
 
+/** A link to this page as a player: the key in its fragment. */
+const KEY_LINK_RE = /#player=([^&\s]+)/;
+/** A player key as the server issues it (server/players/keys.py): `PID.SECRET`. */
+export const KEY_RE = /^p[0-9a-f]{12,32}\.[A-Za-z0-9_-]{22,86}$/;
+
+/**
+ * The key in what was typed or pasted: a code (spaces and line breaks inside forgiven), or
+ * a whole link with the code in its fragment; null when it is neither.
+ * @param {string} text
+ */
+export function keyFrom(text) {
+  const raw = String(text ?? "");
+  const link = KEY_LINK_RE.exec(raw);
+  let key = link ? link[1] : raw;
+  try {
+    key = decodeURIComponent(key);
+  } catch {
+    return null;
+  }
+  key = key.replace(/\s+/g, "");
+  return KEY_RE.test(key) ? key : null;
+}
+
 /**
  * A name the server accepts: trimmed, at most 24 code points, never empty.
  * @param {string} name

@@ -9,30 +9,11 @@ import { showDialog, trapFocus } from "./dialogs.js";
 import { $, input } from "./dom.js";
 import { conn, scheduleRender, state, toast, ui } from "./page.js";
 import { store } from "./prefs.js";
+import { keyFrom } from "./conn.js";
 
-/** A player key as the server issues it (server/players/keys.py): `PID.SECRET`. */
-export const KEY_RE = /^p[0-9a-f]{12,32}\.[A-Za-z0-9_-]{22,86}$/;
 /** Set while this browser started as a new player and the person has not said OK yet. */
 const FIRST_VISIT = `ddz.first.${location.host}`;
 const LINK_RE = /#player=([^&\s]+)/;
-
-/**
- * The key in what was typed or pasted: a code (spaces and line breaks inside forgiven), or
- * a whole link with the code in its fragment; null when it is neither.
- * @param {string} text
- */
-export function keyFrom(text) {
-  const raw = String(text ?? "");
-  const link = LINK_RE.exec(raw);
-  let key = link ? link[1] : raw;
-  try {
-    key = decodeURIComponent(key);
-  } catch {
-    return null;
-  }
-  key = key.replace(/\s+/g, "");
-  return KEY_RE.test(key) ? key : null;
-}
 
 /** The link that opens this page as the player of `key`. @param {string} key */
 export function keyLink(key) {

@@ -198,7 +198,19 @@ export function reduce(state, msg, now) {
       return { ...state, conn: "outdated", live: false };
     case "_key_refused":
       // this browser's player key is no player's now: no session, no record of theirs
-      return { ...state, conn: "refused", live: false, countdown: null, queue: null, profile: null, ladder: null, history: null };
+      return {
+        ...state,
+        conn: "refused",
+        live: false,
+        room: null,
+        result: null,
+        closed: null,
+        countdown: null,
+        queue: null,
+        profile: null,
+        ladder: null,
+        history: null,
+      };
     case "_elsewhere":
       return { ...state, conn: "elsewhere", live: false, countdown: null, queue: null };
     case "_dismiss":
