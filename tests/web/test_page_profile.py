@@ -181,11 +181,30 @@ def test_the_code_moves_a_player_by_link_and_by_typing_and_a_new_code_stops_the_
     assert player_of(bo) == player_of(cy)
     bo.wait_for_selector(f'#history li[data-code="{match}"]')
 
+    # a link of another player's code in a browser that has a player of its own: asked first
+    ann_key = key_of(ann)
+    ann.evaluate("(key) => { location.hash = 'player=' + key; }", new_key)
+    ann.wait_for_selector("#link-switch:not([hidden])")
+    assert ann.evaluate("() => location.hash") == ""
+    click(ann, "#link-switch-no")
+    ann.wait_for_selector("#link-switch", state="hidden")
+    assert key_of(ann) == ann_key and player_of(ann) != player_of(cy)
+    # ... and as the page loads (another tab of Ann's browser): this time she takes it
+    tab = ann.context.new_page()
+    tab.goto(f"{server.url}#player={new_key}")
+    tab.wait_for_selector("#link-switch:not([hidden])")
+    assert key_of(tab) == ann_key  # nothing changed before she says so
+    click(tab, "#link-switch-yes")
+    wait_until(lambda: (state(tab)["me"] or {}).get("playerId") == player_of(cy), page=tab)
+    assert key_of(tab) == new_key
+    tab.close()
+
     # no frame carries a key but the welcome or new-key answer to its own holder
-    keys = {first_key, new_key, key_of(ann) or ""}
+    assert ann_key
+    keys = {first_key, new_key, ann_key}
     for frames in (ann_frames, bo_frames, cy_frames):
         assert {kind for kind, _ in keys_in(frames, keys)} <= {"welcome", "player_key"}
-    assert keys_in(bo_frames, {key_of(ann) or ""}) == []
+    assert keys_in(bo_frames, {ann_key}) == [] and keys_in(cy_frames, {ann_key}) == []
     assert [k for kind, k in keys_in(cy_frames, keys) if kind == "welcome"] == []  # typed
 
 
