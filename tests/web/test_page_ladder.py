@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 import re
 import time
-from typing import Any
 
 import redis
 
@@ -16,18 +15,13 @@ from server.store.codec import pack
 from server.store.keys import Keys
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import act, shown, state
-from tests.web.test_page_profile import key_of, keys_in, open_profile
+from tests.web.test_page_profile import key_of, keys_in, open_profile, prefix_of
 from tests.web.test_page_screens import shoot_all
 
 #: "Rating 0.0 → 1.3 (+1.3)": before and after, one decimal, and the signed change.
 RATING_CHANGE = re.compile(r"^Rating -?\d+\.\d → -?\d+\.\d \([+−]\d+\.\d\)$")
 #: Players put on the ladder before the page asks for it: more than the 100 it shows.
 LADDER = 105
-
-
-def prefix_of(server: Any) -> str:
-    args = list(server.proc.args)
-    return str(args[args.index("--key-prefix") + 1])
 
 
 def seed_ladder(redis_url: str, prefix: str, me: str) -> None:

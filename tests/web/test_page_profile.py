@@ -9,6 +9,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import redis
+
+from server.store.codec import pack, unpack
+from server.store.keys import Keys
 from tests.web.browser import Frames, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import click, shown, state
@@ -17,6 +21,12 @@ from tests.web.table_helpers import my_turn, play_hint
 
 #: The page's own copy of its player key (localStorage, per server).
 KEY = "() => localStorage.getItem('ddz.player.' + location.host)"
+
+
+def prefix_of(server: Any) -> str:
+    """The store's key prefix a test's server runs under."""
+    args = list(server.proc.args)
+    return str(args[args.index("--key-prefix") + 1])
 
 
 def key_of(page: Any) -> str | None:
@@ -241,3 +251,35 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
     assert shown(page, "#profile")
     page.keyboard.press("Escape")
     page.wait_for_selector("#profile", state="hidden")
+
+
+def test_the_profile_pages_beyond_twenty_matches(
+    web_server: StartServer, open_page: OpenPage, redis_url: str
+) -> None:
+    """25 matches kept (one played, 24 more like it put in the store): 20 a page, Older and
+    Newer between them, the range said."""
+    server = web_server()
+    page, _ = open_page(server.url)
+    match = play_a_practice(page)
+    page.wait_for_selector(f'#history li[data-code="{match}"]')
+    matches = Keys(prefix_of(server)).player(player_of(page), "matches")
+    client = redis.Redis.from_url(redis_url)
+    try:
+        played = unpack(client.lindex(matches, 0))
+        for i in range(24):
+            client.rpush(matches, pack({**played, "code": f"OLD{i:02d}", "ended_at": i}))
+    finally:
+        client.close()
+    open_profile(page)
+    codes = "#profile-matches li[data-code]"
+    assert page.inner_text("#profile-range") == "1–20 of 25"
+    assert page.locator(codes).count() == 20
+    assert page.locator(codes).first.get_attribute("data-code") == match
+    assert page.is_disabled("#profile-newer")
+    click(page, "#profile-older")
+    page.wait_for_selector("#profile-range:text-is('21–25 of 25')")
+    assert page.locator(codes).count() == 5
+    assert page.locator(codes).last.get_attribute("data-code") == "OLD23"
+    assert page.is_disabled("#profile-older")
+    click(page, "#profile-newer")
+    page.wait_for_selector("#profile-range:text-is('1–20 of 25')")

@@ -10,8 +10,8 @@ from typing import Any
 
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import click, state
-from tests.web.test_page_ladder import prefix_of, seed_ladder
-from tests.web.test_page_profile import open_profile, play_a_practice, show_code
+from tests.web.test_page_ladder import seed_ladder
+from tests.web.test_page_profile import open_profile, play_a_practice, prefix_of, show_code
 from tests.web.test_page_screens import shoot_all
 
 #: Every visible button of the open sheet lies within the screen from top to bottom too
