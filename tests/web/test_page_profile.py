@@ -249,8 +249,20 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
     click(page, "#replay-close")
     page.wait_for_selector("#replay", state="hidden")
     assert shown(page, "#profile")
+    assert page.evaluate("() => document.activeElement.dataset.replay") == match
     page.keyboard.press("Escape")
     page.wait_for_selector("#profile", state="hidden")
+    # by keyboard: the lobby's Profile opens the sheet, Tab stays in it, Escape gives the
+    # focus back to the button
+    page.focus("#profile-open")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#profile:not([hidden])")
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => !!document.activeElement.closest('#profile')")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#profile", state="hidden")
+    assert page.evaluate("() => document.activeElement.id") == "profile-open"
 
 
 def test_the_profile_pages_beyond_twenty_matches(
