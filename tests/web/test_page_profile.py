@@ -133,6 +133,7 @@ def test_the_code_moves_a_player_by_link_and_by_typing_and_a_new_code_stops_the_
     assert key_of(bo) == first_key
     assert bo.evaluate("() => location.hash") == ""
     bo.wait_for_selector("#toast:has-text('You play as the player of your code')")
+    assert bo.input_value("#name") == state(ann)["me"]["name"]  # the player's name came too
     bo.wait_for_selector(f'#history li[data-code="{match}"]')
     assert bo.is_hidden("#first-visit")
     # one session per player: Ann's tab is told it plays elsewhere now, and does not fight
@@ -263,6 +264,16 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
     page.keyboard.press("Escape")
     page.wait_for_selector("#profile", state="hidden")
     assert page.evaluate("() => document.activeElement.id") == "profile-open"
+    # a new name: the same player, the same record, under the new name
+    before = player_of(page)
+    page.fill("#name", "Mei")
+    click(page, "#name-form button[type=submit]")
+    wait_until(lambda: (state(page)["me"] or {}).get("name") == "Mei", what="the name", page=page)
+    page.wait_for_function(OPEN)
+    assert player_of(page) == before
+    open_profile(page)
+    page.wait_for_selector("#profile-name:text-is('Mei')")
+    assert page.locator(f'#profile-matches li[data-code="{match}"]').count() == 1
 
 
 def test_the_profile_pages_beyond_twenty_matches(

@@ -39,7 +39,7 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   }
   if (msg.type === "welcome") {
     if (ui.usableAt === null) ui.usableAt = performance.now();
-    welcomed();
+    welcomed(/** @type {any} */ (msg));
     if (!msg.room) actOnLink();
     listRooms();
     getHistory();

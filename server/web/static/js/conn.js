@@ -289,6 +289,16 @@ export class Connection {
     else this.open();
   }
 
+  /** Close and say hello again on the same session, under the name as it is now: a
+   * player's new name (the server opens them a session under it). */
+  rename() {
+    this.stopped = false;
+    const ws = this.ws;
+    this.quickRetry = true;
+    if (ws) ws.close();
+    else this.open();
+  }
+
   startPing() {
     this.stopPing();
     this.pingTimer = setInterval(() => {

@@ -8,7 +8,7 @@
 import { showDialog, trapFocus } from "./dialogs.js";
 import { $, input } from "./dom.js";
 import { conn, scheduleRender, state, toast, ui } from "./page.js";
-import { store } from "./prefs.js";
+import { prefs, savePrefs, store } from "./prefs.js";
 import { keyFrom } from "./conn.js";
 
 /** Set while this browser started as a new player and the person has not said OK yet. */
@@ -57,11 +57,17 @@ function useKey(key) {
   conn.useKey(key);
 }
 
-/** After a welcome: a code or link just taken up is said so. */
-export function welcomed() {
+/** After a welcome: a code or link just taken up is said so, and the player's name (as
+ * their session has it) becomes this browser's. @param {{name: string}} welcome */
+export function welcomed(welcome) {
   if (!ui.movedIn) return;
   ui.movedIn = false;
   store.removeItem(FIRST_VISIT);
+  if (welcome.name && welcome.name !== prefs.name) {
+    prefs.name = welcome.name;
+    prefs.named = true;
+    savePrefs();
+  }
   toast(ui.t("moved_in"));
 }
 
