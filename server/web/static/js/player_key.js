@@ -21,7 +21,8 @@ export function keyLink(key) {
 }
 
 /** Before the first hello: a key in the address is taken (and the address cleaned); a
- * browser with no key yet is a first visit, noted until the person says OK. */
+ * browser with neither a key nor a session yet is a first visit, noted until the person
+ * says OK (a session from before keys is an existing player's: the server gives it one). */
 export function readKeyLink() {
   const m = LINK_RE.exec(location.hash);
   if (m) {
@@ -33,7 +34,7 @@ export function readKeyLink() {
       ui.movedIn = true;
     } else if (conn.playerKey !== key) ui.linkKey = key;
   }
-  if (conn.playerKey === null) store.setItem(FIRST_VISIT, "1");
+  if (conn.playerKey === null && conn.token === null) store.setItem(FIRST_VISIT, "1");
 }
 
 /** A key link opened while the page runs (pasted into the address bar). */
@@ -73,15 +74,12 @@ export function welcomed(welcome) {
 
 /** The lobby's notes, the status line's choices, the code dialog. */
 export function renderKeyParts() {
-  const t = ui.t;
   const first = store.getItem(FIRST_VISIT) === "1";
   if (first && (state.history?.length ?? 0) > 0) store.removeItem(FIRST_VISIT); // played since
   $("first-visit").hidden = !first || state.conn === "refused" || ui.linkKey !== null || !!state.history?.length;
   $("link-switch").hidden = ui.linkKey === null;
   $("refused-choices").hidden = state.conn !== "refused";
   $("play-here").hidden = state.conn !== "elsewhere";
-  if (state.conn === "refused") $("status-text").textContent = t("key_refused");
-  if (state.conn === "elsewhere") $("status-text").textContent = t("playing_elsewhere");
 }
 
 /** Open the dialog to type a code. */
