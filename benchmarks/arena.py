@@ -91,10 +91,10 @@ def dealt(key: str) -> Deal:
 
 def with_landlord(deal: Deal) -> Match:
     """Seat 0 bids 1 and the others pass: seat 0 is the landlord, base 1."""
-    deal.bid(0, 1)
-    deal.bid(1, 0)
-    deal.bid(2, 0)
-    return Match(config=MatchConfig(deals=1), deal=deal, phase="playing")
+    deal.bid(0, 1, version=1)
+    deal.bid(1, 0, version=2)
+    deal.bid(2, 0, version=3)
+    return Match(config=MatchConfig(deals=1), deal=deal, phase="playing", version=3)
 
 
 @dataclass

@@ -309,7 +309,7 @@ class TableState:
         if isinstance(message, BidMade):
             bids = [*map(list, table.bids), [message.seat, message.bid]]
             return self._set_table(
-                _with(table, bids=bids, turn=None, version=_version(table, message)),
+                _with(table, bids=bids, turn=None, version=message.version),
                 countdown=None,
             )
         if isinstance(message, DealVoided):
@@ -339,7 +339,7 @@ class TableState:
         if isinstance(message, Passed):
             changes: dict[str, Any] = {
                 "turn": None,
-                "version": _version(table, message),
+                "version": message.version,
                 "passes": [*table.passes, [message.seat, len(table.plays)]],
             }
             if message.trick_over:
@@ -392,7 +392,7 @@ class TableState:
             return self._set_table(_with(table, bot_control=control))
         if event.reason == "resume" and turn is not None and turn.seat == event.seat:
             return self._set_table(_with(table, bot_control=control, turn=None), countdown=None)
-        version = _version(table, event)
+        version = event.version
         if turn is not None:
             turn = turn.model_copy(update={"version": version})
         return self._set_table(_with(table, bot_control=control, version=version, turn=turn))
@@ -412,7 +412,7 @@ class TableState:
                 card_counts=list(event.card_counts),
                 multiplier=event.multiplier,
                 turn=None,
-                version=_version(table, event),
+                version=event.version,
             ),
             countdown=None,
             trick_passes=(),
@@ -456,8 +456,3 @@ def _without(hand: Sequence[int], cards: Sequence[int]) -> list[int]:
 
 def _countdown(deadline: float | None, server_time: float, now: float) -> Countdown | None:
     return None if deadline is None else Countdown(deadline, server_time, now)
-
-
-def _version(table: TableView, event: BidMade | Passed | CardsPlayed | SeatControl) -> int:
-    """The match version an event leaves the table at, as the server states it."""
-    return table.version if event.version is None else event.version

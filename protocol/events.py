@@ -43,7 +43,7 @@ class BidMade(Message):
     highest: int
     timeout: bool = False
     #: The match's state version after this action (as the next ``TurnStarted`` states).
-    version: int | None = None
+    version: int
 
 
 class DealVoided(Message):
@@ -75,7 +75,7 @@ class CardsPlayed(Message):
     multiplier: int
     timeout: bool = False
     #: The match's state version after this play.
-    version: int | None = None
+    version: int
 
 
 class Passed(Message):
@@ -88,7 +88,7 @@ class Passed(Message):
     leader: int | None
     timeout: bool = False
     #: The match's state version after this action (as the next ``TurnStarted`` states).
-    version: int | None = None
+    version: int
 
 
 class TurnStarted(Message):
@@ -159,7 +159,7 @@ class SeatControl(Message):
     bot: bool
     reason: Literal["timeouts", "resume", "resume_pending"]
     #: The match's state version after the command it rides on.
-    version: int | None = None
+    version: int
 
 
 class TablePlay(Message):

@@ -183,9 +183,7 @@ class Deal:
 
     # --- actions ----------------------------------------------------------------------
 
-    def bid(
-        self, seat: int, value: int, timeout: bool = False, version: int | None = None
-    ) -> list[Message]:
+    def bid(self, seat: int, value: int, timeout: bool = False, *, version: int) -> list[Message]:
         """Bid 1..3 (strictly above the highest so far), or 0 to pass. ``version``: the
         match's version after this action, which its event carries (as do ``pass_turn``'s
         and ``play``'s). The match has checked the phase and the turn."""
@@ -222,12 +220,10 @@ class Deal:
             )
         ]
 
-    def pass_turn(
-        self, seat: int, timeout: bool = False, version: int | None = None
-    ) -> list[Message]:
+    def pass_turn(self, seat: int, timeout: bool = False, *, version: int) -> list[Message]:
         """Pass in the bidding or in a trick."""
         if self.phase == "bidding":
-            return self.bid(seat, 0, timeout, version)
+            return self.bid(seat, 0, timeout, version=version)
         if self.last_play is None:
             raise LeaderMustPlay("the seat that leads a trick must play")
         self.passes_in_row += 1
@@ -253,7 +249,8 @@ class Deal:
         seat: int,
         ranks: tuple[Rank, ...],
         timeout: bool = False,
-        version: int | None = None,
+        *,
+        version: int,
     ) -> list[Message]:
         """Play these ranks: they must be held, form a play, and beat the table."""
         cards = pick_cards(self.hands[seat], ranks)
@@ -292,7 +289,7 @@ class Deal:
             )
         ]
 
-    def default_action(self, seat: int, version: int | None = None) -> list[Message]:
+    def default_action(self, seat: int, *, version: int) -> list[Message]:
         """What the clock does for a seat that ran out of time (SPEC section 8): pass, or bid
         1 where the seat may not pass, or lead its lowest card as a single."""
         if self.phase == "bidding":

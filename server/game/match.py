@@ -222,7 +222,7 @@ class Match:
         deal = self.deal
         if isinstance(command, Timeout):
             self._check_deadline(now)
-            events = deal.default_action(command.seat, self.version)
+            events = deal.default_action(command.seat, version=self.version)
             returned = self._resume_takes_effect(command.seat)
             taken = self._count_timeout(command.seat)
             return returned + self._after_action(events, now, rng, taken)

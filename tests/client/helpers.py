@@ -89,7 +89,7 @@ def bidding_done(state: TableState, landlord: int = 0) -> TableState:
             state,
             started(),
             turn(0, 0),
-            BidMade(seat=0, bid=3, highest=3),
+            BidMade(seat=0, bid=3, highest=3, version=1),
             LandlordChosen(seat=0, base=3, kitty=KITTY, card_counts=[20, 17, 17]),
             turn(0, 1, "play", may_pass=False),
         )
@@ -97,9 +97,9 @@ def bidding_done(state: TableState, landlord: int = 0) -> TableState:
         state,
         started(),
         turn(0, 0),
-        BidMade(seat=0, bid=0, highest=0),
+        BidMade(seat=0, bid=0, highest=0, version=1),
         turn(1, 1),
-        BidMade(seat=1, bid=3, highest=3),
+        BidMade(seat=1, bid=3, highest=3, version=2),
         LandlordChosen(seat=1, base=3, kitty=KITTY, card_counts=[17, 20, 17]),
         turn(1, 2, "play", may_pass=False),
     )

@@ -168,15 +168,15 @@ def replay_data(seats: list[str], code: str = "ABCDE") -> ReplayData:
         hands=hands,
         kitty=[51, 52, 53],
         events=[
-            BidMade(seat=0, bid=3, highest=3),
+            BidMade(seat=0, bid=3, highest=3, version=1),
             LandlordChosen(seat=0, base=3, kitty=[51, 52, 53], card_counts=[20, 17, 17]),
             CardsPlayed(
                 seat=0, cards=[0, 1, 2, 3], kind="bomb", rank=3, card_counts=[16, 17, 17],
-                multiplier=2,
+                multiplier=2, version=2,
             ),
-            Passed(seat=1, trick_over=False, leader=None, timeout=True),
-            SeatControl(seat=1, bot=True, reason="timeouts"),
-            Passed(seat=2, trick_over=True, leader=0),
+            Passed(seat=1, trick_over=False, leader=None, timeout=True, version=3),
+            SeatControl(seat=1, bot=True, reason="timeouts", version=3),
+            Passed(seat=2, trick_over=True, leader=0, version=4),
         ],
         end=DealEnded(
             deal_no=1, landlord=0, winner="landlord", hands=[[], hands[1], hands[2]],

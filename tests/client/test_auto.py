@@ -56,7 +56,7 @@ def test_the_landlord_leads_a_play() -> None:
 def test_no_action_while_a_bot_holds_my_seat() -> None:
     auto = AutoPlayer.for_level("easy")
     state = bidding_done(TableState.from_room(room()))
-    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts"))
+    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts", version=2))
     assert auto.next_request(state) is None
 
 
@@ -122,10 +122,16 @@ def test_a_refused_follow_falls_back_to_pass() -> None:
     state = run(
         state,
         CardsPlayed(
-            seat=1, cards=[card(5)], kind="single", rank=5, card_counts=[17, 19, 17], multiplier=1
+            seat=1,
+            cards=[card(5)],
+            kind="single",
+            rank=5,
+            card_counts=[17, 19, 17],
+            multiplier=1,
+            version=3,
         ),
         turn(2, 3, "play"),
-        Passed(seat=2, trick_over=False, leader=None),
+        Passed(seat=2, trick_over=False, leader=None, version=4),
         turn(0, 4, "play"),
     )
     fallback = auto.on_refused(state, refused(ErrorCode.DOES_NOT_BEAT))

@@ -241,7 +241,7 @@ def test_describe_play_and_kind_labels() -> None:
 def test_no_action_is_mine_while_a_bot_holds_my_seat() -> None:
     state = bidding_done(TableState.from_room(room()))
     assert c.turn_context(state).action == "play"
-    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts"))
+    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts", version=2))
     assert c.turn_context(state).action is None
     assert c.hint_options(c.turn_context(state)) == []
 

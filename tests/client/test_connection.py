@@ -40,7 +40,7 @@ def test_the_pacer_stays_under_the_servers_default_limit() -> None:
 
 
 def test_json_lines_are_the_messages_json_dump() -> None:
-    event = BidMade(seat=1, bid=2, highest=2)
+    event = BidMade(seat=1, bid=2, highest=2, version=1)
     line = to_json_line(event)
     assert "\n" not in line
     assert json.loads(line) == event.model_dump(mode="json")

@@ -290,7 +290,13 @@ async def test_autopass_passes_at_once_when_nothing_beats_the_table(
 ) -> None:
     said = Said(monkeypatch)
     rocket = CardsPlayed(
-        seat=2, cards=[52, 53], kind="rocket", rank=16, card_counts=[17, 20, 15], multiplier=2
+        seat=2,
+        cards=[52, 53],
+        kind="rocket",
+        rank=16,
+        card_counts=[17, 20, 15],
+        multiplier=2,
+        version=3,
     )
     state = run(bidding_done(TableState.from_room(room()), landlord=1), turn(2, 2, "play"))
     client, link = client_with(state)
@@ -308,7 +314,7 @@ async def test_autopass_passes_at_once_when_nothing_beats_the_table(
     assert "♠" not in notice and "3333" not in notice  # no card of my hand in the notice
     # the next turn with nothing to beat the table is passed when it starts
     await client.on_message(turn(1, 4, "play"))
-    await client.on_message(Passed(seat=1, trick_over=False, leader=None))
+    await client.on_message(Passed(seat=1, trick_over=False, leader=None, version=5))
     await client.on_message(turn(0, 5, "play"))
     assert link.sent[-1] == PassRequest(version=5)
 
@@ -318,7 +324,13 @@ async def test_autopass_never_passes_a_play_i_can_beat_or_a_lead(pipe: PipeInput
     client.autopass = True
     await client.on_message(turn(0, 1, "play", may_pass=False))
     single = CardsPlayed(
-        seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+        seat=0,
+        cards=[card(3)],
+        kind="single",
+        rank=3,
+        card_counts=[19, 17, 17],
+        multiplier=1,
+        version=2,
     )
     await client.on_message(single)
     await client.on_message(turn(1, 2, "play"))

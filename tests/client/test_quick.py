@@ -143,7 +143,7 @@ def test_my_turn_counts_down_and_a_takeover_says_how_to_resume() -> None:
     state = state.apply(timed, now=50.0)
     panel = plain(table_panel(state, 53.0))
     assert "your turn to bid  9s left" in panel
-    takeover = SeatControl(seat=0, bot=True, reason="timeouts")
+    takeover = SeatControl(seat=0, bot=True, reason="timeouts", version=1)
     after = state.apply(takeover)
     (line,) = event_lines(state, after, takeover)
     assert "type resume to play again" in plain(line)

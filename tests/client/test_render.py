@@ -44,7 +44,7 @@ def test_cards_show_suits_sorted() -> None:
 
 def test_event_lines_name_the_seats() -> None:
     state = run(TableState.from_room(room()), started(), turn(0, 0))
-    assert lines(state, BidMade(seat=0, bid=2, highest=2)) == ["me (you): bids 2"]
+    assert lines(state, BidMade(seat=0, bid=2, highest=2, version=1)) == ["me (you): bids 2"]
     state = bidding_done(TableState.from_room(room()), landlord=1)
     played = CardsPlayed(
         seat=1,
@@ -53,13 +53,14 @@ def test_event_lines_name_the_seats() -> None:
         rank=9,
         card_counts=[17, 2, 17],
         multiplier=2,
+        version=3,
     )
     (line,) = lines(state, played)
     assert line.startswith("bot 1: ♠9 ♥9 ♣9 ♦9  BOMB")
     assert "×2" in line and "2 cards left!" in line
     state = state.apply(played)
     assert describe_last_play(state) == "bot 1: BOMB 9999"
-    (line,) = lines(state, Passed(seat=2, trick_over=False, leader=None))
+    (line,) = lines(state, Passed(seat=2, trick_over=False, leader=None, version=4))
     assert line == "bot 2: pass"
 
 
@@ -71,7 +72,7 @@ def test_my_turn_is_announced_once() -> None:
 
 def test_takeover_tells_me_how_to_resume() -> None:
     state = bidding_done(TableState.from_room(room()))
-    (line,) = lines(state, SeatControl(seat=0, bot=True, reason="timeouts"))
+    (line,) = lines(state, SeatControl(seat=0, bot=True, reason="timeouts", version=2))
     assert "resume" in line
 
 
@@ -111,6 +112,7 @@ def test_the_panel_shows_counts_of_two_or_one_in_red() -> None:
             rank=3,
             card_counts=[17, 20, 1],
             multiplier=1,
+            version=3,
         )
     )
     panel = table_panel(state, 0.0, Verdict("ok", "pair 55 leads"))
@@ -263,7 +265,13 @@ def test_a_long_header_wraps_between_its_parts() -> None:
 def test_a_seat_that_plays_its_last_cards_is_out_not_0_cards_left() -> None:
     state = bidding_done(TableState.from_room(room()), landlord=1)
     played = CardsPlayed(
-        seat=1, cards=[card(9)], kind="single", rank=9, card_counts=[17, 0, 17], multiplier=1
+        seat=1,
+        cards=[card(9)],
+        kind="single",
+        rank=9,
+        card_counts=[17, 0, 17],
+        multiplier=1,
+        version=3,
     )
     (line,) = lines(state, played)
     assert "0 cards left" not in line and "out!" in line
@@ -283,7 +291,13 @@ def test_the_main_part_comes_first_on_the_table() -> None:
     state = bidding_done(TableState.from_room(room()), landlord=1)
     cards = [card(6, 0), card(6, 1), card(14, 0), card(14, 1), card(14, 2)]
     played = CardsPlayed(
-        seat=1, cards=cards, kind="triple_pair", rank=14, card_counts=[17, 15, 17], multiplier=1
+        seat=1,
+        cards=cards,
+        kind="triple_pair",
+        rank=14,
+        card_counts=[17, 15, 17],
+        multiplier=1,
+        version=3,
     )
     (line,) = lines(state, played)
     assert line.startswith("bot 1: ♠A ♥A ♣A ♠6 ♥6  triple + pair")
@@ -296,14 +310,26 @@ def _mid_trick() -> TableState:
     return run(
         state,
         CardsPlayed(
-            seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+            seat=0,
+            cards=[card(3)],
+            kind="single",
+            rank=3,
+            card_counts=[19, 17, 17],
+            multiplier=1,
+            version=2,
         ),
         turn(1, 2, "play"),
         CardsPlayed(
-            seat=1, cards=[card(9)], kind="single", rank=9, card_counts=[19, 16, 17], multiplier=1
+            seat=1,
+            cards=[card(9)],
+            kind="single",
+            rank=9,
+            card_counts=[19, 16, 17],
+            multiplier=1,
+            version=3,
         ),
         turn(2, 3, "play"),
-        Passed(seat=2, trick_over=False, leader=None),
+        Passed(seat=2, trick_over=False, leader=None, version=4),
         turn(0, 4, "play"),
     )
 
@@ -344,13 +370,14 @@ def test_80_by_24_shows_the_whole_table_and_a_20_card_hand() -> None:
 def test_no_your_turn_while_a_bot_holds_my_seat() -> None:
     # "» your turn to play" was printed while a bot played the seat.
     state = bidding_done(TableState.from_room(room()), landlord=1)
-    state = run(state, turn(2, 3, "play"), SeatControl(seat=0, bot=True, reason="timeouts"))
+    takeover = SeatControl(seat=0, bot=True, reason="timeouts", version=3)
+    state = run(state, turn(2, 3, "play"), takeover)
     assert lines(state, turn(0, 4, "play")) == []
     taken = state.apply(turn(0, 4, "play"))
     snapshot_lines = [plain(x) for x in event_lines(taken, taken, Snapshot(room=taken.room))]
     assert not any("your turn" in line for line in snapshot_lines)
     # and, mine again, it is said
-    back = state.apply(SeatControl(seat=0, bot=False, reason="resume"))
+    back = state.apply(SeatControl(seat=0, bot=False, reason="resume", version=4))
     assert lines(back, turn(0, 4, "play")) == ["» your turn to play"]
 
 

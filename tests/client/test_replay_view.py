@@ -26,10 +26,12 @@ def two_deals() -> ReplayData:
     second = [
         CardsPlayed(
             seat=0, cards=[4, 5], kind="pair", rank=4, card_counts=[14, 17, 17], multiplier=2,
+            version=5,
         ),
-        Passed(seat=1, trick_over=False, leader=None),
+        Passed(seat=1, trick_over=False, leader=None, version=6),
         CardsPlayed(
             seat=2, cards=[36, 37], kind="pair", rank=12, card_counts=[14, 17, 15], multiplier=2,
+            version=7,
         ),
     ]  # fmt: skip
     deal = deal.model_copy(update={"events": [*deal.events, *second]})

@@ -122,7 +122,7 @@ def test_the_table_panel_shows_hostile_names_and_codes_defused() -> None:
 
 def test_event_lines_show_hostile_names_defused() -> None:
     before = run(TableState.from_snapshot(Snapshot(room=hostile_room())), started(), turn(1, 0))
-    message = BidMade(seat=1, bid=2, highest=2)
+    message = BidMade(seat=1, bid=2, highest=2, version=1)
     (line,) = event_lines(before, before.apply(message), message)
     assert_clean(plain(line))
     for _, text in line:

@@ -124,7 +124,15 @@ def test_another_seats_play_changes_counts_not_my_hand() -> None:
     state = bidding_done(TableState.from_room(room()), landlord=1)
     bomb = [card(9, s) for s in range(4)]
     state = state.apply(
-        CardsPlayed(seat=1, cards=bomb, kind="bomb", rank=9, card_counts=[17, 16, 17], multiplier=2)
+        CardsPlayed(
+            seat=1,
+            cards=bomb,
+            kind="bomb",
+            rank=9,
+            card_counts=[17, 16, 17],
+            multiplier=2,
+            version=3,
+        )
     )
     table = state.table
     assert table is not None and table.hand == HAND
@@ -163,11 +171,11 @@ def test_a_void_deal_is_dealt_again_from_scratch() -> None:
         TableState.from_room(room()),
         started(),
         turn(0, 0),
-        BidMade(seat=0, bid=0, highest=0),
+        BidMade(seat=0, bid=0, highest=0, version=1),
         turn(1, 1),
-        BidMade(seat=1, bid=0, highest=0),
+        BidMade(seat=1, bid=0, highest=0, version=2),
         turn(2, 2),
-        BidMade(seat=2, bid=0, highest=0),
+        BidMade(seat=2, bid=0, highest=0, version=3),
         DealVoided(voids_in_row=1),
     )
     assert state.voids_in_row == 1
@@ -223,7 +231,7 @@ def test_a_watcher_never_has_a_hand() -> None:
         state,
         started(hand=None),
         turn(0, 0),
-        BidMade(seat=0, bid=3, highest=3),
+        BidMade(seat=0, bid=3, highest=3, version=1),
         LandlordChosen(seat=0, base=3, kitty=KITTY, card_counts=[20, 17, 17]),
     )
     table = state.table
@@ -234,7 +242,7 @@ def test_a_watcher_never_has_a_hand() -> None:
 
 def test_takeover_and_a_resume_command() -> None:
     state = bidding_done(TableState.from_room(room()))
-    state = state.apply(SeatControl(seat=1, bot=True, reason="timeouts"))
+    state = state.apply(SeatControl(seat=1, bot=True, reason="timeouts", version=1))
     assert state.table is not None and state.table.bot_control == [False, True, False]
     version = state.table.version
     state = state.apply(SeatControl(seat=1, bot=False, reason="resume", version=version + 1))
@@ -246,10 +254,10 @@ def test_takeover_and_a_resume_command() -> None:
 
 def test_a_pending_resume_takes_effect_with_the_bots_action() -> None:
     state = bidding_done(TableState.from_room(room()))
-    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts"))
+    state = state.apply(SeatControl(seat=0, bot=True, reason="timeouts", version=1))
     assert state.table is not None
     version = state.table.version
-    state = state.apply(SeatControl(seat=0, bot=False, reason="resume"))
+    state = state.apply(SeatControl(seat=0, bot=False, reason="resume", version=version + 1))
     table = state.table
     assert table is not None and table.bot_control == [False, False, False]
     assert table.version == version and table.turn is None  # the bot is acting on it
@@ -285,7 +293,7 @@ def test_countdown_runs_on_the_local_clock() -> None:
     assert state.countdown == Countdown(deadline=115.0, server_time=100.0, received=50.0)
     assert state.countdown.left(54.0) == pytest.approx(11.0)
     assert state.countdown.left(80.0) == 0.0
-    state = state.apply(BidMade(seat=0, bid=1, highest=1), now=51.0)
+    state = state.apply(BidMade(seat=0, bid=1, highest=1, version=1), now=51.0)
     assert state.countdown is None
 
 
@@ -312,10 +320,16 @@ def test_a_mid_trick_snapshot_knows_who_passed() -> None:
     state = run(
         state,
         CardsPlayed(
-            seat=0, cards=[card(3)], kind="single", rank=3, card_counts=[19, 17, 17], multiplier=1
+            seat=0,
+            cards=[card(3)],
+            kind="single",
+            rank=3,
+            card_counts=[19, 17, 17],
+            multiplier=1,
+            version=2,
         ),
         turn(1, 2, "play"),
-        Passed(seat=1, trick_over=False, leader=None),
+        Passed(seat=1, trick_over=False, leader=None, version=3),
         turn(2, 3, "play"),
     )
     resumed = TableState.from_snapshot(Snapshot(room=state.room))
@@ -326,9 +340,15 @@ def test_a_mid_trick_snapshot_knows_who_passed() -> None:
 # --- issue 14: each seat's last act in the trick, and the card counter ------------------------
 
 
-def _single(seat: int, rank: int, counts: list[int]) -> CardsPlayed:
+def _single(seat: int, rank: int, counts: list[int], version: int) -> CardsPlayed:
     return CardsPlayed(
-        seat=seat, cards=[card(rank)], kind="single", rank=rank, card_counts=counts, multiplier=1
+        seat=seat,
+        cards=[card(rank)],
+        kind="single",
+        rank=rank,
+        card_counts=counts,
+        multiplier=1,
+        version=version,
     )
 
 
@@ -337,11 +357,11 @@ def test_the_trick_holds_each_seats_last_play_or_pass_until_it_is_over() -> None
     assert state.trick == {}
     state = run(
         state,
-        _single(0, 3, [19, 17, 17]),
+        _single(0, 3, [19, 17, 17], version=2),
         turn(1, 2, "play"),
-        Passed(seat=1, trick_over=False, leader=None),
+        Passed(seat=1, trick_over=False, leader=None, version=3),
         turn(2, 3, "play"),
-        _single(2, 9, [19, 17, 16]),
+        _single(2, 9, [19, 17, 16], version=4),
     )
     assert state.trick == {0: (card(3),), 1: None, 2: (card(9),)}
     # rebuilt the same from a snapshot (a reconnect)
@@ -349,9 +369,9 @@ def test_the_trick_holds_each_seats_last_play_or_pass_until_it_is_over() -> None
     state = run(
         state,
         turn(0, 4, "play"),
-        Passed(seat=0, trick_over=False, leader=None),
+        Passed(seat=0, trick_over=False, leader=None, version=5),
         turn(1, 5, "play"),
-        Passed(seat=1, trick_over=True, leader=2),
+        Passed(seat=1, trick_over=True, leader=2, version=6),
     )
     assert state.trick == {}
     assert TableState.from_room(state.room).trick == {}
@@ -362,7 +382,7 @@ def test_unseen_counts_are_the_deck_less_my_hand_and_every_card_played() -> None
     unseen = state.unseen_counts()
     # my 17: 3333 4444 5555 6666 SJ; the kitty (A A BJ) is shown but not mine nor played
     assert unseen == [0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 1]
-    state = state.apply(_single(1, 14, [17, 19, 17]))
+    state = state.apply(_single(1, 14, [17, 19, 17], version=3))
     assert state.unseen_counts()[14 - 3] == 3
     watcher = bidding_done(TableState.from_room(room(your_seat=None)), landlord=1)
     assert sum(watcher.unseen_counts()) == 54

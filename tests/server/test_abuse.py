@@ -149,7 +149,8 @@ async def test_a_flood_is_counted_in_the_metrics(redis_url: str) -> None:
         connect(srv.url) as ws,
     ):
         await flood(ws, b"\xc1")
-        async with asyncio.timeout(5):
+        # the server lets the flooded socket go: seconds on a loaded machine
+        async with asyncio.timeout(20):
             while srv.app.hub.all:
                 await asyncio.sleep(0.01)
         _, text = await asyncio.to_thread(http_get, srv.url, "/metrics")

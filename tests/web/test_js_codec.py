@@ -229,19 +229,25 @@ SERVER_MESSAGES: list[BaseModel] = [
     DealStarted(
         deal_no=1, deals_total=3, first_bidder=0, forced_bid=False, hand=None, card_counts=[17] * 3
     ),
-    BidMade(seat=0, bid=0, highest=0, timeout=True),
+    BidMade(seat=0, bid=0, highest=0, timeout=True, version=1),
     DealVoided(voids_in_row=3),
     LandlordChosen(seat=1, base=3, kitty=[52, 53, 0], card_counts=[17, 20, 17]),
     CardsPlayed(
-        seat=1, cards=[52, 53], kind="rocket", rank=16, card_counts=[17, 18, 17], multiplier=8
+        seat=1,
+        cards=[52, 53],
+        kind="rocket",
+        rank=16,
+        card_counts=[17, 18, 17],
+        multiplier=8,
+        version=5,
     ),
-    Passed(seat=2, trick_over=True, leader=1),
+    Passed(seat=2, trick_over=True, leader=1, version=7),
     _TURN,
     TurnStarted(seat=0, action="bid", may_pass=False, deadline=None, server_time=1.0, version=1),
     _DEAL_END,
     AwaitingReady(ready=[True, False, True], deadline=None, server_time=1764547200.0, version=9),
     MatchEnded(totals=[-96, 48, 48], winners=[1, 2], deal_scores=[[-96, 48, 48]]),
-    SeatControl(seat=2, bot=True, reason="resume_pending"),
+    SeatControl(seat=2, bot=True, reason="resume_pending", version=300),
     ChatSaid(seat=1, phrase="hurry_up"),
     RematchAsked(code="K7Q2XW", seat=2, deadline=1764547230.0, server_time=1764547200.5),
     ReplayData(
@@ -260,7 +266,7 @@ SERVER_MESSAGES: list[BaseModel] = [
                 forced_bid=False,
                 hands=[list(range(17)), list(range(17, 34)), list(range(34, 51))],
                 kitty=[51, 52, 53],
-                events=[BidMade(seat=2, bid=0, highest=0), DealVoided(voids_in_row=1)],
+                events=[BidMade(seat=2, bid=0, highest=0, version=1), DealVoided(voids_in_row=1)],
                 end=None,
             ),
             ReplayDeal(
@@ -272,7 +278,7 @@ SERVER_MESSAGES: list[BaseModel] = [
                 kitty=[51, 52, 53],
                 events=[
                     LandlordChosen(seat=1, base=3, kitty=[51, 52, 53], card_counts=[17, 20, 17]),
-                    Passed(seat=2, trick_over=False, leader=None, timeout=True),
+                    Passed(seat=2, trick_over=False, leader=None, timeout=True, version=6),
                 ],
                 end=_DEAL_END,
             ),

@@ -62,10 +62,10 @@ def test_the_same_view_gets_the_same_decision_with_a_seed() -> None:
 def _deal(hands: list[list[int]], kitty: list[int]) -> Match:
     """Seat 0 is landlord (bid 1, others pass) with these hands and kitty."""
     deal = Deal(first_bidder=0, forced_bid=False, hands=hands, kitty=kitty, turn=0)
-    deal.bid(0, 1)
-    deal.bid(1, 0)
-    deal.bid(2, 0)
-    return Match(config=MatchConfig(deals=1), deal=deal, phase="playing")
+    deal.bid(0, 1, version=1)
+    deal.bid(1, 0, version=2)
+    deal.bid(2, 0, version=3)
+    return Match(config=MatchConfig(deals=1), deal=deal, phase="playing", version=3)
 
 
 def test_decisions_depend_on_the_view_only_not_on_the_hidden_hands() -> None:

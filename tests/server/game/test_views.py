@@ -299,7 +299,13 @@ def test_the_leak_check_itself_catches_a_hidden_card() -> None:
     with pytest.raises(AssertionError):
         check_no_leak(t.match, [(WATCHERS, wrong_hand)])
     kitty_early = CardsPlayed(
-        seat=0, cards=deal.kitty, kind="triple", rank=3, card_counts=[17, 17, 17], multiplier=1
+        seat=0,
+        cards=deal.kitty,
+        kind="triple",
+        rank=3,
+        card_counts=[17, 17, 17],
+        multiplier=1,
+        version=t.match.version,
     )
     with pytest.raises(AssertionError):
         check_no_leak(t.match, [(EVERYONE, kitty_early)])

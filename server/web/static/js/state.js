@@ -323,7 +323,7 @@ export function reduce(state, msg, now) {
     case "bid":
       return withTable(
         state,
-        { bids: [...table.bids, [msg.seat, msg.bid]], turn: null, version: after(table, msg) },
+        { bids: [...table.bids, [msg.seat, msg.bid]], turn: null, version: msg.version },
         { countdown: null },
       );
     case "deal_void":
@@ -364,7 +364,7 @@ export function reduce(state, msg, now) {
           card_counts: msg.card_counts,
           multiplier: msg.multiplier,
           turn: null,
-          version: after(table, msg),
+          version: msg.version,
         },
         { countdown: null, trick, trickOver: false },
       );
@@ -374,7 +374,7 @@ export function reduce(state, msg, now) {
       trick[msg.seat] = "pass";
       const changes = {
         turn: null,
-        version: after(table, msg),
+        version: msg.version,
         passes: [...table.passes, [msg.seat, table.plays.length]],
         last_play: msg.trick_over ? null : table.last_play,
         passes_in_row: msg.trick_over ? 0 : table.passes_in_row + 1,
@@ -478,19 +478,8 @@ function dealStarted(state, msg) {
 }
 
 /**
- * The match's state version after an action: the event states it (the server stamps bids,
- * passes, plays and seat control with it); a server too old to say moved it by one.
- * @param {Msg} table
- * @param {Msg} msg
- * @returns {number}
- */
-function after(table, msg) {
-  return typeof msg.version === "number" ? msg.version : table.version + 1;
-}
-
-/**
  * A bot took a seat over or gave it back; the event states the version it left the match
- * at (a server too old to say: see client/table.py's history for how it moved).
+ * at, as bids, passes and plays do.
  * @param {State} state
  * @param {Msg} table
  * @param {Msg} msg
@@ -502,18 +491,17 @@ function seatControl(state, table, msg) {
   const turn = table.turn;
   const pending = [...(table.resume_pending ?? [false, false, false])];
   pending[msg.seat] = msg.reason === "resume_pending";
-  const stated = typeof msg.version === "number" ? { version: msg.version } : {};
+  const version = msg.version;
   if (msg.reason === "timeouts") {
-    return withTable(state, { bot_control: control, resume_pending: pending, ...stated });
+    return withTable(state, { bot_control: control, resume_pending: pending, version });
   }
   if (msg.reason === "resume" && turn && turn.seat === msg.seat) {
     return withTable(
       state,
-      { bot_control: control, turn: null, resume_pending: pending, ...stated },
+      { bot_control: control, turn: null, resume_pending: pending, version },
       { countdown: null },
     );
   }
-  const version = after(table, msg);
   return withTable(state, {
     bot_control: control,
     version,
