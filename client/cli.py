@@ -11,17 +11,21 @@
     ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
     ddz [--server URL] [--json] replay CODE  (a finished match of yours, step by step)
     ddz [--server URL] [--json] history      (print your last matches)
+    ddz [--server URL] [--json] profile [--page N]  (your record, your matches paged)
+    ddz [--server URL] key [--new | --use CODE | --forget]  (your player key)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
-the match ends; ``list``, ``replay`` and ``history`` always print and exit
-(``client.headless.run_query``; the last two as the saved session's player; a replay on a
-terminal is paged, ``client.replay_pager``); otherwise it
+the match ends; ``list``, ``replay``, ``history`` and ``profile`` always print and exit
+(``client.headless.run_query``; all but the first as the kept player; a replay on a
+terminal is paged, ``client.replay_pager``), as does ``key`` (``client.key_command``);
+otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
 the quick-match queue) if one is given. Either way a dropped connection is resumed with
 backoff for up to ``--reconnect-for`` seconds (env DDZ_RECONNECT_FOR, default 60), and the
-session is kept on disk for the next start (``client.saved_session``) unless
+session is kept on disk for the next start (``client.saved_session``), with the player key
+the server gave (``client.player_key``: the same player on every start), unless
 ``--no-save-session`` (or env DDZ_NO_SESSION=1) says not to.
 """
 
@@ -38,7 +42,7 @@ from client import commands as cmd
 from client.backoff import DEFAULT_RECONNECT_FOR
 from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
-from client.options import Options
+from client.options import KeyAction, Options
 from protocol.messages import BotSpeed
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -129,9 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-save-session",
         action="store_true",
         default=_session_not_kept_by_env(),
-        help="do not keep the session on disk (env DDZ_NO_SESSION=1); by default it is kept "
-        "per server in $XDG_STATE_HOME/ddz/ (~/.local/state/ddz/), so that a restarted ddz "
-        "takes its seat back",
+        help="do not keep the session and player key on disk (env DDZ_NO_SESSION=1); by "
+        "default they are kept per server in $XDG_STATE_HOME/ddz/ (~/.local/state/ddz/), "
+        "so that a restarted ddz takes its seat back, as the same player",
     )
     sub = parser.add_subparsers(dest="mode", metavar="COMMAND")
 
@@ -204,10 +208,52 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "history",
         help="print your last matches (date, mode, deals, totals, result, code to replay)",
-        description="Print the last matches of the session saved for this server, the newest "
-        "first. --json prints the server's message.",
+        description="Print your last matches on this server, the newest first. --json "
+        "prints the server's message.",
+    )
+    profile = sub.add_parser(
+        "profile",
+        help="your record: matches and deals won, points, springs, bombs; your matches",
+        description="Print your record on this server (matches won per mode, deals won as "
+        "landlord and as farmer, points won and lost, springs, bombs, rockets, the best "
+        "match) and a page of your matches with their codes to replay. --json prints the "
+        "server's message.",
+    )
+    profile.add_argument(
+        "--page", type=_page, default=1, help="which page of 20 matches (default 1: newest)"
+    )
+    key = sub.add_parser(
+        "key",
+        help="show your player key, to play as you on another machine",
+        description="Your player key is you on this server: your history, replays and "
+        "record. Without an option: show it, as a code to type elsewhere (ddz key --use "
+        "CODE); that machine and this one both go on as you.",
+    )
+    actions = key.add_mutually_exclusive_group()
+    actions.add_argument(
+        "--new",
+        action="store_true",
+        help="replace the key: the old one stops working everywhere, your record stays",
+    )
+    actions.add_argument(
+        "--use", metavar="CODE", help="play as the player of this key from now on, here"
+    )
+    actions.add_argument(
+        "--forget",
+        action="store_true",
+        help="forget the key kept here: the next start is a new player",
     )
     return parser
+
+
+def _page(text: str) -> int:
+    try:
+        page = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a page number: {text!r}") from None
+    if not 1 <= page <= 5000:
+        raise argparse.ArgumentTypeError("a page is 1 to 5000")
+    return page
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
@@ -217,7 +263,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
             "--auto and --json need a subcommand: "
-            "practice, create, join, watch, quick, list, replay or history"
+            "practice, create, join, watch, quick, list, replay, history or profile"
         )
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
@@ -248,14 +294,31 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
         keep_session=not ns.no_save_session and ns.mode != "list",
+        page=getattr(ns, "page", 1),
+        key_action=_key_action(ns),
+        key_code=getattr(ns, "use", None),
     )
+
+
+def _key_action(ns: argparse.Namespace) -> KeyAction:
+    if getattr(ns, "new", False):
+        return "new"
+    if getattr(ns, "use", None):
+        return "use"
+    if getattr(ns, "forget", False):
+        return "forget"
+    return "show"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``ddz`` console script."""
     opts = parse_args(argv)
     try:
-        if opts.mode in ("list", "replay", "history"):
+        if opts.mode == "key" and opts.key_action != "new":
+            from client.key_command import run_key
+
+            return asyncio.run(run_key(opts, sys.stdout, sys.stderr))
+        if opts.mode in ("list", "replay", "history", "profile", "key"):
             from client.headless import run_query
 
             return asyncio.run(run_query(opts, sys.stdout, sys.stderr))

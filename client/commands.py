@@ -182,6 +182,13 @@ class ShowHistory:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowProfile:
+    """My record and my matches, ``page`` (of 20, 1: the newest)."""
+
+    page: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Text that is no command and no cards; ``message`` says why. ``as_cards``: the text
     was read as cards (no command word), so outside a deal another reason fits better."""
@@ -216,6 +223,7 @@ Command = (
     | Again
     | ShowReplay
     | ShowHistory
+    | ShowProfile
     | Invalid
 )
 
@@ -278,6 +286,9 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
              "a finished match you played or watched, deal by deal with every hand "
              "(no CODE: the match just finished)"),
             ("history", "your last matches, with the codes replay takes"),
+            ("profile [PAGE]",
+             "your record: matches and deals won, points, springs, bombs; your "
+             "matches, 20 a page"),
         ),
     ),
     (
@@ -456,7 +467,7 @@ _SIMPLE: dict[str, Command] = {
 
 COMMAND_WORDS: frozenset[str] = frozenset(
     [*_SIMPLE, "practice", "create", "join", "watch", "bot", "speed", "bid"]
-    + ["say", "again", "replay"]
+    + ["say", "again", "replay", "profile"]
 )
 
 
@@ -493,6 +504,12 @@ def parse_command(text: str, action: TurnAction | None = None) -> Command | None
         return _parse_say(args)
     if head in ("again", "replay"):
         return _parse_optional_code(head, words[1:])
+    if head == "profile":
+        if not args:
+            return ShowProfile()
+        if len(args) == 1 and args[0].isdigit() and 1 <= int(args[0]) <= 5000:
+            return ShowProfile(int(args[0]))
+        return Invalid("profile takes a page number: profile 2")
     if action == "bid" and len(words) == 1 and head in ("0", "1", "2", "3"):
         return _parse_bid([head])
     try:
@@ -827,6 +844,7 @@ _COMMAND_TEXT: dict[type, str] = {
     ToggleCounter: "counter: show or hide the card counter",
     ToggleAutopass: "autopass: auto-pass when nothing beats the table",
     ShowHistory: "history: your last matches",
+    ShowProfile: "profile: your record and matches",
 }
 
 

@@ -124,9 +124,11 @@ class Link:
         token: str | None = None,
         numbers: RequestNumbers | None = None,
         timeout: float = OPEN_TIMEOUT,
+        player_key: str | None = None,
     ) -> Link:
-        """Connect to ``url`` and say hello (resuming the session of ``token`` if given),
-        within ``timeout`` seconds for the handshake and again for the welcome.
+        """Connect to ``url`` and say hello (resuming the session of ``token`` if given, as
+        the player of ``player_key`` if given), within ``timeout`` seconds for the handshake
+        and again for the welcome.
 
         Raises LinkError when the server cannot be reached or refuses the hello.
         """
@@ -139,7 +141,13 @@ class Link:
         except (OSError, InvalidURI, InvalidHandshake, TimeoutError) as exc:
             raise LinkError(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
         numbers = numbers or RequestNumbers()
-        hello = Hello(id=numbers.next(), name=name, version=PROTOCOL_VERSION, token=token)
+        hello = Hello(
+            id=numbers.next(),
+            name=name,
+            version=PROTOCOL_VERSION,
+            token=token,
+            player_key=player_key,
+        )
         try:
             await ws.send(encode(hello))
             reply = await _welcome(ws, timeout)
@@ -183,6 +191,7 @@ async def open_with_retry(
     notice: Callable[[LinkError, float], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    player_key: str | None = None,
 ) -> Link:
     """Open a link (resuming ``token``'s session when given), trying again on the backoff
     ``schedule`` for up to ``within`` seconds while the failure is retryable.
@@ -200,7 +209,8 @@ async def open_with_retry(
     while True:
         left = deadline - clock()
         try:
-            return await Link.open(url, name, token, numbers, min(OPEN_TIMEOUT, max(left, 1.0)))
+            timeout = min(OPEN_TIMEOUT, max(left, 1.0))
+            return await Link.open(url, name, token, numbers, timeout, player_key)
         except LinkError as exc:
             if not exc.retryable or (exc.unreachable and not retry_unreachable):
                 raise

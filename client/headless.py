@@ -58,7 +58,9 @@ from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhauste
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
 from client.options import Options, setup_request
-from client.render import code, event_lines, lobby_lines, plain, room_list_lines
+from client.player_key import KeyFile
+from client.profile_view import key_lines, profile_lines
+from client.render import Fragments, code, event_lines, lobby_lines, plain, room_list_lines
 from client.safe_text import printable
 from client.saved_session import SessionFile, open_kept
 from client.table import TableState
@@ -68,10 +70,14 @@ from protocol.events import DealStarted, MatchEnded
 from protocol.messages import (
     Error,
     GetHistory,
+    GetProfile,
     GetReplay,
     History,
     Left,
     ListRooms,
+    NewPlayerKey,
+    PlayerKeyIssued,
+    Profile,
     Queued,
     QueueLeft,
     ReadyRequest,
@@ -445,7 +451,7 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
     def retrying(error: LinkError, delay: float) -> None:
         show(err, f"ddz: {error}; trying again in {delay:.1f} s")
 
-    async def opener(token: str | None) -> Link:
+    async def opener(token: str | None, key: str | None) -> Link:
         return await open_with_retry(
             opts.server,
             opts.name,
@@ -456,29 +462,36 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
             retry_unreachable=False,
             schedule=UNAVAILABLE,
             notice=retrying,
+            player_key=key,
         )
 
     numbers = RequestNumbers()
-    return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"))
+    keys = None if store is None else KeyFile.of(store.server, store.folder)
+    return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"), keys)
 
 
-Answer = RoomList | ReplayData | History
+Answer = RoomList | ReplayData | History | Profile | PlayerKeyIssued
 
 
 async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
-    """``ddz list``, ``ddz replay CODE``, ``ddz history``: ask the server once, print its
-    answer (lines of text, or the message as one JSON line with ``--json``) and exit 0; a
-    refusal is printed on stderr (exit ``EXIT_SESSION``). A dropped connection is tried again
-    like any other session's for up to ``--reconnect-for`` seconds.
+    """``ddz list``, ``ddz replay CODE``, ``ddz history``, ``ddz profile``, ``ddz key
+    --new``: ask the server once, print its answer (lines of text, or the message as one
+    JSON line with ``--json``) and exit 0; a refusal is printed on stderr (exit
+    ``EXIT_SESSION``). A dropped connection is tried again like any other session's for up
+    to ``--reconnect-for`` seconds.
 
-    ``replay`` and ``history`` are the saved session's (its player played the matches): they
-    resume it, unless another ``ddz`` holds it (then a fresh session asks, with a note: it
-    has no matches of its own)."""
+    All but ``list`` are the kept player's (the saved session and key): they resume it,
+    unless another ``ddz`` holds it (then a fresh session asks, with a note: it has no
+    matches of its own; ``key --new`` is refused then). The new key is kept at once."""
     request = setup_request(opts)
     if request is None:
         show(err, "ddz: replay needs a room code")
         return EXIT_SESSION
     store = SessionFile.claim(opts.server) if opts.keep_session else None
+    if opts.mode == "key" and store is None:
+        # a new key for a new player of this process alone would be no one's
+        show(err, "ddz: another ddz keeps this server's session and key: ask there")
+        return EXIT_SESSION
     if opts.keep_session and store is None:
         show(err, "ddz: another ddz keeps this server's session: ask there (this one is new)")
     try:
@@ -524,6 +537,8 @@ async def _query(
         return EXIT_SESSION
     finally:
         await link.close()
+    if isinstance(answer, PlayerKeyIssued) and not _keep_key(store, answer.player_key):
+        show(err, "ddz: the new key could not be kept: copy it now (the old one is gone)")
     if opts.json:
         print(to_json_line(answer), file=out, flush=True)
         return EXIT_OK
@@ -532,10 +547,23 @@ async def _query(
 
         await page_replay(answer)
         return EXIT_OK
-    lines = room_list_lines(answer) if isinstance(answer, RoomList) else social_lines(answer)
+    lines: list[Fragments] | None
+    if isinstance(answer, RoomList):
+        lines = room_list_lines(answer)
+    elif isinstance(answer, Profile):
+        lines = profile_lines(answer)
+    elif isinstance(answer, PlayerKeyIssued):
+        lines = key_lines(answer.player_key, opts.server)
+    else:
+        lines = social_lines(answer)
     for line in lines or []:
         print(plain(line), file=out, flush=True)
     return EXIT_OK
+
+
+def _keep_key(store: SessionFile | None, key: str) -> bool:
+    """Keep a new player key beside the session (False: it could not be written)."""
+    return store is not None and KeyFile.of(store.server, store.folder).save(key)
 
 
 def on_terminal(out: TextIO) -> bool:
@@ -574,6 +602,8 @@ _ANSWERS: dict[type[Request], type[Answer]] = {
     ListRooms: RoomList,
     GetReplay: ReplayData,
     GetHistory: History,
+    GetProfile: Profile,
+    NewPlayerKey: PlayerKeyIssued,
 }
 
 

@@ -60,6 +60,8 @@ from client.closed_output import OutputClosed, output_gone
 from client.connection import Link, LinkError, RequestNumbers, reopen
 from client.headless import EXIT_CONNECT, EXIT_OK
 from client.options import Options, setup_request
+from client.player_key import KeyFile
+from client.profile_view import profile_lines
 from client.render import (
     DIM,
     LINE_WIDTH,
@@ -81,12 +83,14 @@ from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
 from protocol.legal import legal_plays
 from protocol.messages import (
+    PROFILE_PAGE,
     BidRequest,
     Chat,
     ChatSaid,
     CreateRoom,
     Error,
     GetHistory,
+    GetProfile,
     GetReplay,
     JoinRoom,
     Leave,
@@ -94,6 +98,7 @@ from protocol.messages import (
     ListRooms,
     PassRequest,
     PlayRequest,
+    Profile,
     Queued,
     QueueLeft,
     QuickMatch,
@@ -121,6 +126,7 @@ MENU: tuple[tuple[str, str], ...] = (
     ("join CODE", "take a seat in a friend's room"),
     ("list, watch CODE", "the live rooms; watch one"),
     ("history, replay", "your last matches, and one of them deal by deal"),
+    ("profile", "your record: matches and deals won, points, bombs"),
     ("help, quit", "every command; close ddz"),
 )
 #: The panel under the prompt outside a room: one line, the menu's words.
@@ -366,6 +372,8 @@ class Interactive:
             ]  # fmt: skip
         if isinstance(message, ReplayData):
             return replay_lines(message, self.columns())
+        if isinstance(message, Profile):
+            return profile_lines(message)
         social = social_lines(message, names, mine)
         if social is not None:
             return social
@@ -603,6 +611,9 @@ class Interactive:
                 await self.send(GetReplay(code=room), label=f"replay {code(room)}")
         elif isinstance(command, cmd.ShowHistory):
             await self.send(GetHistory(), label="history")
+        elif isinstance(command, cmd.ShowProfile):
+            offset = (command.page - 1) * PROFILE_PAGE
+            await self.send(GetProfile(offset=offset), label="profile")
         elif not self.in_room():
             say([(WARN, "you are not in a room")])
         elif isinstance(command, cmd.Ready):
@@ -700,10 +711,14 @@ class Interactive:
             if self.store is None:
                 print("ddz: another ddz keeps this server's session; this one is not kept")
 
-        async def opener(token: str | None) -> Link:
-            return await Link.open(self.opts.server, self.opts.name, token, self.numbers)
+        async def opener(token: str | None, key: str | None) -> Link:
+            return await Link.open(
+                self.opts.server, self.opts.name, token, self.numbers, player_key=key
+            )
 
-        return await open_kept(self.store, opener, lambda text: print(printable(f"ddz: {text}")))
+        store = self.store
+        keys = None if store is None else KeyFile.of(store.server, store.folder)
+        return await open_kept(store, opener, lambda text: print(printable(f"ddz: {text}")), keys)
 
     async def start(self) -> None:
         """Say where we are and open the subcommand's room; when the saved session put us

@@ -7,20 +7,26 @@ from typing import Literal
 
 from client.backoff import DEFAULT_RECONNECT_FOR
 from protocol.messages import (
+    PROFILE_PAGE,
     BotLevel,
     BotSpeed,
     CreateRoom,
     GetHistory,
+    GetProfile,
     GetReplay,
     JoinRoom,
     ListRooms,
+    NewPlayerKey,
     QuickMatch,
     Request,
     StartPractice,
     Watch,
 )
 
-Mode = Literal["practice", "create", "join", "watch", "quick", "list", "replay", "history"]
+Mode = Literal[
+    "practice", "create", "join", "watch", "quick", "list", "replay", "history", "profile", "key"
+]
+KeyAction = Literal["show", "new", "use", "forget"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +40,10 @@ class Options:
     and ``public`` for create; ``code`` for join, watch and replay; ``quick`` joins the quick-match
     queue and ``list`` asks for the live rooms (and ends). ``reconnect_for``: seconds a
     dropped session keeps trying to resume (0: it does not try). ``keep_session``: keep the
-    session token on disk and resume it on the next start (``client.saved_session``); off
-    unless the command line turns it on, so a client built in code keeps nothing.
+    session token on disk and resume it on the next start (``client.saved_session``), and
+    the player key (``client.player_key``); off unless the command line turns it on, so a
+    client built in code keeps nothing. ``page``: of ``profile``'s matches; ``key_action``
+    and ``key_code``: what ``key`` does (show, new, use CODE, forget).
     """
 
     server: str
@@ -53,6 +61,9 @@ class Options:
     code: str | None = None
     reconnect_for: float = DEFAULT_RECONNECT_FOR
     keep_session: bool = False
+    page: int = 1
+    key_action: KeyAction = "show"
+    key_code: str | None = None
 
     @property
     def headless(self) -> bool:
@@ -83,4 +94,8 @@ def setup_request(opts: Options) -> Request | None:
         return GetReplay(code=opts.code)
     if opts.mode == "history":
         return GetHistory()
+    if opts.mode == "profile":
+        return GetProfile(offset=(max(opts.page, 1) - 1) * PROFILE_PAGE)
+    if opts.mode == "key" and opts.key_action == "new":
+        return NewPlayerKey()
     return None

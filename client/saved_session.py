@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from client.connection import Link, LinkError
 from protocol.errors import ErrorCode
@@ -160,31 +160,58 @@ class SessionFile:
             self.folder.chmod(0o700)
 
 
+class KeyStore(Protocol):
+    """Where the player key is kept (``client.player_key.KeyFile``)."""
+
+    def load(self) -> str | None: ...
+    def save(self, key: str) -> bool: ...
+
+
+#: What ``ddz`` says when the kept key no longer names a player.
+BAD_KEY_HELP = (
+    "the player key kept for this server no longer works (replaced on another "
+    "machine?): ddz key --use CODE takes the new one, ddz key --forget starts anew"
+)
+
+
 async def open_kept(
     store: SessionFile | None,
-    opener: Callable[[str | None], Awaitable[Link]],
+    opener: Callable[[str | None, str | None], Awaitable[Link]],
     notice: Callable[[str], None],
+    keys: KeyStore | None = None,
 ) -> Link:
     """The first link of a process: resume the saved session if there is one (the server
-    then puts us back in our room), else open a new one; keep its token.
+    then puts us back in our room), else open a new one, as the player of the kept key
+    (``keys``) if any; keep its token, and the key the server gives a new player.
 
     A saved token the server no longer knows (``bad_token``: it expired, or the server's
-    store was wiped) is dropped and a new session opened, with a ``notice``. Other failures
-    are the caller's, as without a saved session (the file is kept: the server may be back).
+    store was wiped) is dropped and a new session opened, with a ``notice``. A kept key
+    the server refuses (``bad_key``) is an error with what to do (``BAD_KEY_HELP``): going
+    on as a new player would leave the person's record behind unasked. Other failures are
+    the caller's, as without a saved session (the file is kept: the server may be back).
     """
     token = store.load() if store is not None else None
+    key = keys.load() if keys is not None else None
     link: Link | None = None
-    if token is not None:
-        try:
-            link = await opener(token)
-        except LinkError as exc:
-            if exc.code != ErrorCode.BAD_TOKEN:
-                raise
-            assert store is not None
-            store.forget()
-            notice("the saved session has expired; starting a new one")
-    if link is None:
-        link = await opener(None)
+    try:
+        if token is not None:
+            try:
+                link = await opener(token, key)
+            except LinkError as exc:
+                if exc.code != ErrorCode.BAD_TOKEN:
+                    raise
+                assert store is not None
+                store.forget()
+                notice("the saved session has expired; starting a new one")
+        if link is None:
+            link = await opener(None, key)
+    except LinkError as exc:
+        if exc.code == ErrorCode.BAD_KEY:
+            raise LinkError(BAD_KEY_HELP, exc.code) from exc
+        raise
     if store is not None:
         store.save(link.welcome.token)
+    issued = link.welcome.player_key
+    if keys is not None and issued is not None and not keys.save(issued):
+        notice("the player key could not be kept: your record stays with this session only")
     return link

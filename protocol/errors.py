@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     # session and room
     NO_SESSION = "no_session"  # hello first
     BAD_TOKEN = "bad_token"  # an unknown or expired session token
+    BAD_KEY = "bad_key"  # an unknown or replaced player key
     NO_ROOM = "no_room"  # not in a room, or no room with that code
     ROOM_FULL = "room_full"
     ALREADY_SEATED = "already_seated"  # one person, one seat

@@ -45,6 +45,8 @@ RoomCode = Annotated[
 """A room code as typed: letters and digits, in groups split by dashes or spaces (a long
 code is shown ``K7P2Q-M4XTR``); lower case forgiven."""
 Token = Annotated[str, Field(min_length=1, max_length=128)]
+PlayerKey = Annotated[str, Field(min_length=1, max_length=128)]
+"""A lasting player key as the server issued it (``server/players/keys.py``): a secret."""
 RequestId = Annotated[int, Field(ge=0, le=2**53)]
 
 
@@ -58,12 +60,15 @@ class Request(Message):
 
 
 class Hello(Request):
-    """First message: who I am, the protocol I speak, and a session token to resume."""
+    """First message: who I am, the protocol I speak, and a session token to resume.
+    ``player_key``: the lasting player I am (none: a new player, whose key the welcome
+    gives)."""
 
     type: Literal["hello"] = "hello"
     name: Name
     version: int
     token: Token | None = None
+    player_key: PlayerKey | None = None
 
 
 class StartPractice(Request):
@@ -191,9 +196,23 @@ class GetReplay(Request):
 
 
 class GetHistory(Request):
-    """My last matches (this session's player id), the newest first."""
+    """My last matches (my player's, whatever the session), the newest first."""
 
     type: Literal["get_history"] = "get_history"
+
+
+class GetProfile(Request):
+    """My profile: my statistics and ``PROFILE_PAGE`` of my matches from ``offset`` (0: the
+    newest)."""
+
+    type: Literal["get_profile"] = "get_profile"
+    offset: Annotated[int, Field(ge=0, le=100_000)] = 0
+
+
+class NewPlayerKey(Request):
+    """Replace my player key: the old one stops working, my record stays mine."""
+
+    type: Literal["new_player_key"] = "new_player_key"
 
 
 ClientMessage = Annotated[
@@ -217,7 +236,9 @@ ClientMessage = Annotated[
     | Chat
     | Rematch
     | GetReplay
-    | GetHistory,
+    | GetHistory
+    | GetProfile
+    | NewPlayerKey,
     Field(discriminator="type"),
 ]
 
@@ -236,6 +257,9 @@ class Welcome(Message):
     room: str | None = None
     last_request_id: int = 0
     """The highest request id of this session the room has applied: number on from it."""
+    player_key: str | None = None
+    """A player key newly issued to this connection's person (a new player, or one who had
+    none): keep it secret; sent once, here, and never again."""
 
 
 class Error(Message):
@@ -416,6 +440,48 @@ class History(Message):
     entries: list[HistoryEntry]
 
 
+#: Matches one ``Profile`` lists.
+PROFILE_PAGE = 20
+
+
+class ModeRecord(Message):
+    """Matches played and won in one mode."""
+
+    mode: RoomMode
+    played: int
+    won: int
+
+
+class Profile(Message):
+    """A player's record: name, statistics per mode and per side, and a page of matches
+    (``offset``, of ``total`` kept, the newest first). Win rates are won / dealt."""
+
+    type: Literal["profile"] = "profile"
+    player_id: str
+    name: str
+    modes: list[ModeRecord]
+    landlord_deals: int
+    landlord_won: int
+    farmer_deals: int
+    farmer_won: int
+    points_won: int
+    points_lost: int
+    springs: int
+    bombs: int
+    rockets: int
+    best: HistoryEntry | None
+    matches: list[HistoryEntry]
+    offset: int
+    total: int
+
+
+class PlayerKeyIssued(Message):
+    """My new player key (after ``NewPlayerKey``): the old one works no more."""
+
+    type: Literal["player_key"] = "player_key"
+    player_key: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -442,7 +508,9 @@ ServerMessage = Annotated[
     | ChatSaid
     | RematchAsked
     | ReplayData
-    | History,
+    | History
+    | Profile
+    | PlayerKeyIssued,
     Field(discriminator="type"),
 ]
 

@@ -37,6 +37,7 @@ from server.game.deal import RandomSource
 from server.lobby.base import Lobby, Route, Routes, unavailable
 from server.lobby.limits import LobbyLimits
 from server.lobby.player_lock import PlayerLocks
+from server.lobby.profile import Profiles
 from server.lobby.queue import Queue
 from server.lobby.records import Records
 from server.lobby.rematch import Rematches
@@ -48,6 +49,9 @@ from server.lobby.table import Table
 from server.lobby.watching import Watching
 from server.metrics import Metrics
 from server.os_random import OsRandom
+from server.players.arrival import Arrivals
+from server.players.bookkeeping import Bookkeeping
+from server.players.identity import Identities
 from server.rooms.room import Room, RoomError
 from server.runner import RoomRunner
 from server.settings import Settings
@@ -89,10 +93,15 @@ class App:
         self.hub = hub if hub is not None else Hub()
         self.hub.observe = self.metrics.observe_event
         self.sessions = Sessions(store)
+        self.identities = Identities(store, clock)
         #: The strong bots' process pool, sized by the settings.
         self.bots = BotPool(settings.bot_workers, settings.bot_queue_limit)
         self.limits = LobbyLimits(settings, addresses, self.metrics, clock, self.bots)
         self.player_locks = PlayerLocks(store)
+        self.arrivals = Arrivals(self.sessions, self.identities, self.limits)
+        #: Closed matches into their players' records, once (``appliers``: more changes).
+        self.bookkeeping = Bookkeeping(store, clock, 2 * settings.finished_ttl + 86400)
+        self._settling: asyncio.Task[None] | None = None
         #: This process's name in room leases: its listening address, which no other live
         #: process can share, so a process restarted in its place takes its rooms back
         #: at once instead of waiting for their leases to run out.
@@ -127,6 +136,7 @@ class App:
             **self.queue.routes(),
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
+            **Profiles(lobby, self.identities).routes(),
         }
 
     @property
@@ -147,6 +157,9 @@ class App:
         self.accepting = True
         # the strong bot's search processes start meanwhile, before the first decision
         await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
+        # matches a crash left between their room's closing save and their records
+        await self.bookkeeping.settle_pending()
+        self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
 
     async def close(self) -> None:
@@ -155,14 +168,20 @@ class App:
         self.cluster.going_down()
         self.metrics.unwatch_gc()
         await self.matcher.stop()
+        if self._settling is not None:
+            self._settling.cancel()
         # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
         # while they start), which the seat on turn's clock would count
         await self.cluster.stop()
         self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:
-        """A room run here closed: its match goes into its people's histories."""
-        await self.records.record(room)
+        """A room run here closed: its match goes into its people's records (left pending
+        for ``settle_pending`` when the store fails now)."""
+        try:
+            await self.bookkeeping.closed(room)
+        except StoreError as exc:
+            log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
 
     # --- connections ------------------------------------------------------------------
 
@@ -257,8 +276,9 @@ class App:
     # --- sessions ---------------------------------------------------------------------
 
     async def _hello(self, conn: Connection, hello: Hello) -> None:
-        """Open a session, or resume one by its token (closing its older connections, here
-        or elsewhere), and bring the person back to their room."""
+        """Open a session, or resume one by its token or its player's key (closing the
+        player's older connections, here or elsewhere: ``server/players/arrival.py``), and
+        bring the person back to their room."""
         if conn.player_id is not None:
             raise RoomError(ErrorCode.NOT_ALLOWED, "this connection has said hello already")
         if hello.version != PROTOCOL_VERSION:
@@ -266,19 +286,13 @@ class App:
                 ErrorCode.VERSION_MISMATCH,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.version}",
             )
-        if hello.token is not None:
-            found = await self.sessions.resume(hello.token)
-            if found is None:
-                raise RoomError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
-            session = found
-        else:
-            await self.limits.new_session(conn.address)
-            session = await self.sessions.open(hello.name)
+        arrival = await self.arrivals.arrive(hello, conn.address)
+        session = arrival.session
         player = session.player_id
         for older in self.hub.bind(conn, player):
             self.cluster.replace(older)
-        # a resumed session may have older connections elsewhere: they are closed
-        await self.cluster.connected(player, resumed=hello.token is not None)
+        # a returning player may have older connections elsewhere: they are closed
+        await self.cluster.connected(player, resumed=arrival.returning)
         room = None if session.room is None else await self.directory.peek(session.room)
         if room is None or room.closed is not None or not room.is_member(player):
             room = None
@@ -290,9 +304,10 @@ class App:
                 token=session.token,
                 player_id=player,
                 name=session.name,
-                resumed=hello.token is not None,
+                resumed=arrival.resumed,
                 room=session.room,
                 last_request_id=last_request,
+                player_key=arrival.issued,
             )
         )
         if room is not None:

@@ -1,10 +1,11 @@
-"""Match history: each person's last matches, written when a room closes (``GetHistory``).
+"""Match history: one entry per person seated in a closed room (``GetHistory``, the
+profile's match list).
 
-The room's process writes one entry per person seated (a capped Redis list per player id,
-``RedisStore.push_history``): when it ended, its mode, how many deals were played of how
-many, the names at the table, the totals, and the person's result, with the room code that
-``GetReplay`` takes while the match is kept (``--finished-ttl``). A player id is a session's:
-the history is the person's for as long as they keep their session token.
+An entry says when the match ended (its closing save), its mode, how many deals were
+played of how many, the names at the table, the totals, and the person's result, with the
+room code that ``GetReplay`` takes while the match is kept (``--finished-ttl``). It goes
+into the lasting player's record with the match's other changes, once
+(``server/players/bookkeeping.py``): the player's, whatever session they had.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Literal
 from protocol.messages import HistoryEntry
 from server.rooms.room import Room
 
-#: Matches a player's history keeps, the newest first.
+#: Matches ``GetHistory`` answers with, the newest first (the profile pages past them).
 HISTORY_LENGTH = 20
 
 

@@ -1,12 +1,11 @@
 """What a match leaves: its replay for who played or watched it (``GetReplay``), and each
-person's history of matches (``GetHistory``), written when a room run here closes."""
+person's history of matches (``GetHistory``: their player's, whatever the session), from
+the players' records (``server/players/bookkeeping.py`` writes them)."""
 
 from __future__ import annotations
 
-import logging
-
 from protocol.errors import ErrorCode
-from protocol.messages import GetHistory, GetReplay, History, HistoryEntry
+from protocol.messages import GetHistory, GetReplay, History
 from server.edge.flood import HISTORY_COST, reply_cost
 from server.edge.hub import Connection, send_frames
 from server.lobby import history
@@ -14,11 +13,9 @@ from server.lobby.base import Lobby, Route, Routes
 from server.lobby.codes import normalize
 from server.lobby.player_replay import ReplayCache, replay_data
 from server.lobby.sessions import Session
-from server.rooms.room import Room, RoomError
+from server.players.profile import entries_of
+from server.rooms.room import RoomError
 from server.rooms.stored import room_from_stored
-from server.store.errors import StoreError
-
-log = logging.getLogger(__name__)
 
 
 class Records:
@@ -56,18 +53,6 @@ class Records:
         return built
 
     async def history(self, player: str) -> History:
-        entries: list[HistoryEntry] = []
-        for data in await self.lobby.store.history(player, history.HISTORY_LENGTH):
-            try:
-                entries.append(HistoryEntry.model_validate(data))
-            except ValueError:
-                log.info("a history entry of %s does not read: skipped", player)
-        return History(entries=entries)
-
-    async def record(self, room: Room) -> None:
-        """Put a closed room's match at the head of its people's histories."""
-        entries = history.entries(room, self.lobby.clock())
-        try:
-            await self.lobby.store.push_history(entries, history.HISTORY_LENGTH)
-        except StoreError as exc:
-            log.warning("room %s: its match is in no history: %s", room.code, exc)
+        """The player's last ``HISTORY_LENGTH`` matches."""
+        record = await self.lobby.store.player_record(player, 0, history.HISTORY_LENGTH)
+        return History(entries=entries_of(player, record.matches))

@@ -2,8 +2,10 @@
 after a dropped connection or a server restart.
 
 A token is 32 random bytes from ``secrets``; the player id is public (others never see the
-token). Sessions live in Redis with a TTL refreshed on use; this process keeps the sessions
-of the players connected to it.
+token). The player id is a lasting player's (``server/players/``): a session is one stay of
+that player, and a new session (another device, a token expired) is opened for the same id
+when they prove their key. Sessions live in Redis with a TTL refreshed on use; this process
+keeps the sessions of the players connected to it.
 
 Which room a player is in (``Session.room``) is written here only: by the lobby before it
 asks a room to take the player in and after the player leaves (``enter``, ``leave``), and on
@@ -46,11 +48,9 @@ class Sessions:
         self.store = store
         self._by_player: dict[str, Session] = {}
 
-    async def open(self, name: str) -> Session:
-        """A new session with a fresh secret token and player id, saved before use."""
-        session = Session(
-            token=secrets.token_urlsafe(32), player_id="p" + secrets.token_hex(6), name=name
-        )
+    async def open(self, name: str, player_id: str) -> Session:
+        """A new session of ``player_id`` with a fresh secret token, saved before use."""
+        session = Session(token=secrets.token_urlsafe(32), player_id=player_id, name=name)
         await self.store.save_session(session.token, session.fields())
         self._by_player[session.player_id] = session
         return session

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from server.store.addresses import Claim, Listed
 from server.store.base import StoredRoom
 from server.store.keys import Keys
+from server.store.player_records import PlayerRecord, PlayerUpdate
 
 
 class SessionStore(Protocol):
@@ -46,8 +47,7 @@ class LockStore(Protocol):
 
 
 class RecordStore(Protocol):
-    """Rooms as stored, and what outlives their match: who watched, the rematch, the
-    players' histories."""
+    """Rooms as stored, and what outlives their match: who watched, the rematch."""
 
     async def load_room(self, code: str) -> StoredRoom | None: ...
     async def read_log(self, code: str) -> list[dict[str, Any]]: ...
@@ -56,11 +56,39 @@ class RecordStore(Protocol):
     async def has_watched(self, code: str, player_id: str) -> bool: ...
     async def rematch_room(self, code: str) -> str | None: ...
     async def claim_rematch(self, code: str, rematch: str, replacing: str | None) -> bool: ...
-    async def push_history(self, entries: Mapping[str, dict[str, Any]], keep: int) -> None: ...
-    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]: ...
 
 
-class LobbyStore(SessionStore, QueueStore, LockStore, RecordStore, Protocol):
+class PlayerStore(Protocol):
+    """Lasting players (``server/players/``): their key's hash, and their record of
+    matches and counters, each match applied once (``PlayerUpdate``)."""
+
+    async def create_player(self, player_id: str, key_hash: str, now: float) -> bool:
+        """A new player; False when the id is taken."""
+
+    async def player_card(self, player_id: str) -> dict[str, str] | None:
+        """The player's card: ``k`` their key's hash, ``t`` their session's token (if
+        any); None: no such player. The player is seen (kept longer)."""
+
+    async def set_player_session(self, player_id: str, token: str) -> None: ...
+
+    async def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
+        """Replace the key's hash if it is ``old_hash`` still."""
+
+    async def apply_match(
+        self, player_id: str, update: PlayerUpdate, now: float, keep: int, forget_before: float
+    ) -> bool:
+        """Add a match to the player's record, once: False when it is there already."""
+
+    async def player_record(self, player_id: str, offset: int, n: int) -> PlayerRecord: ...
+
+    async def pending_matches(self) -> list[str]:
+        """Codes of closed rooms whose match may not be in every player's record yet."""
+
+    async def settled(self, code: str) -> None:
+        """The match of room ``code`` is in every player's record."""
+
+
+class LobbyStore(SessionStore, QueueStore, LockStore, RecordStore, PlayerStore, Protocol):
     """Everything the lobby's handlers keep in the store."""
 
 

@@ -26,8 +26,6 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   ``WATCHED_MAX``), for the replay; expires ``finished_ttl`` after the last one came.
 - ``PREFIXroom:{CODE}:again``, string: the code of the finished room's rematch, set by the
   first who asks; expires after ``finished_ttl``.
-- ``PREFIXhistory:PID``, list: the player's last ``HISTORY_LENGTH`` matches (msgpack of a
-  ``HistoryEntry``), the newest first; expires ``finished_ttl`` after the last one ended.
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
@@ -43,6 +41,16 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   and ``new-rooms``, counters of a fixed window (a minute, an hour) expiring with it.
   ``misses``, counter of failed joins in a minute; ``blocked``, set while the address must
   wait; ``strikes``, how many waits in a row (each doubles), expiring twice the last wait.
+- ``PREFIX{player:PID}:card``, hash: a lasting player's ``k`` (SHA-256 of their key, hex)
+  and ``since``; ``:matches``, list: their matches (msgpack of a ``HistoryEntry``), the
+  newest first, at most ``bookkeeping.MATCHES_KEPT``; ``:stats``, hash: their counters
+  (and the best match); ``:applied``, sorted set: the matches already counted (by when they
+  ended), the guard that counts each once. All four share the hash tag ``{player:PID}``, so
+  one script updates them together; each expires ``PLAYER_TTL`` after the player's last
+  hello or match (the card of a player with no match yet: ``NEW_PLAYER_TTL``).
+- ``PREFIXmatches:pending``, set: codes of closed rooms whose match may not be in its
+  players' records yet; a code joins before the closing save and leaves once every player
+  of the match has it (``server/players/bookkeeping.py``).
 - ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
   is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
 
@@ -88,9 +96,6 @@ class Keys:
     def room_again(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:again"
 
-    def history(self, player_id: str) -> str:
-        return f"{self.prefix}history:{player_id}"
-
     def session(self, token: str) -> str:
         return f"{self.prefix}session:{token}"
 
@@ -112,6 +117,15 @@ class Keys:
     @property
     def quick_entries(self) -> str:
         return f"{self.prefix}{{quick}}:entries"
+
+    def player(self, player_id: str, part: str) -> str:
+        """One of a lasting player's keys (``part``: card, matches, stats, applied), under
+        the hash tag ``{player:PID}``."""
+        return f"{self.prefix}{{player:{player_id}}}:{part}"
+
+    @property
+    def pending_matches(self) -> str:
+        return f"{self.prefix}matches:pending"
 
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"

@@ -19,6 +19,7 @@ from server.store.base import Lease, RoomWrite, StoredRoom, Subscriber
 from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced, StoreUnavailable
 from server.store.keys import DEFAULT_PREFIX, Keys
+from server.store.memory_players import MemoryPlayer, MemoryPlayers
 
 
 @dataclass
@@ -44,7 +45,9 @@ class MemoryRedis:
         self.queue: dict[str, tuple[float, bytes]] = {}
         self.watched: dict[str, set[str]] = {}
         self.again: dict[str, str] = {}
-        self.histories: dict[str, list[bytes]] = {}
+        #: Lasting players by id, and the codes of matches pending for their records.
+        self.players: dict[str, MemoryPlayer] = {}
+        self.pending: set[str] = set()
         self.locks: dict[str, str] = {}
         self.subscribers: list[MemoryPubSub] = []
         #: Published messages for which this says True are lost.
@@ -115,7 +118,7 @@ class _NoScripts:
         return refused
 
 
-class MemoryStore:
+class MemoryStore(MemoryPlayers):
     """A ``RoomStore`` (and the relay's publishing and subscribing) over ``MemoryRedis``."""
 
     def __init__(self, redis: MemoryRedis | None = None, prefix: str = DEFAULT_PREFIX) -> None:
@@ -151,6 +154,8 @@ class MemoryStore:
         code = write.code
         if write.expected < 0 and not write.closed:
             self.data.active.add(code)
+        if write.closed and write.keep:
+            self.data.pending.add(code)
         self._save(write)
         self.data.rooms[code].log.extend(pack(record) for record in write.journal)
         if write.closed:
@@ -287,15 +292,6 @@ class MemoryStore:
             return False
         self.data.again[code] = rematch
         return True
-
-    async def push_history(self, entries: Mapping[str, dict[str, Any]], keep: int) -> None:
-        for player_id, entry in entries.items():
-            kept = self.data.histories.setdefault(player_id, [])
-            kept.insert(0, pack(entry))
-            del kept[keep:]
-
-    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
-        return [dict(unpack(blob)) for blob in self.data.histories.get(player_id, [])[:n]]
 
     # --- a person's lobby lock --------------------------------------------------------
 

@@ -47,6 +47,7 @@ from server.store.errors import StoreUnavailable as StoreUnavailable
 from server.store.group_commit import GroupCommit
 from server.store.keys import DEFAULT_PREFIX, Keys
 from server.store.line import LineScript, RedisLine, line_for
+from server.store.player_records import RedisPlayers
 
 #: Seconds a closed room not worth keeping (no match played, see ``Room.worth_keeping``)
 #: stays: longer than a lease, so its code is not given to a new room while a process
@@ -221,7 +222,7 @@ def stored_room(reply: Any) -> StoredRoom | None:
     return StoredRoom(unpack(whole), [unpack(record) for record in tail])
 
 
-class RedisStore:
+class RedisStore(RedisPlayers):
     def __init__(
         self,
         redis: Redis | RedisCluster,
@@ -256,6 +257,7 @@ class RedisStore:
         self._claim_rematch = self._script(_CLAIM_REMATCH)
         #: The lease renewal of every room run here (in batches: ``LineScript.many``).
         self._renew = self._script(_RENEW)
+        self._init_players()
 
     def _script(self, text: str) -> Callable[..., Awaitable[Any]]:
         """A Lua script to call: on the lean line when there is one, else redis-py's."""
@@ -405,7 +407,8 @@ class RedisStore:
         one the write expects (-1 for a room not yet stored) and no later owner (a higher
         fencing token) has written the room. A closing room's keys expire after
         ``finished_ttl`` (``keep``: a match for replay) or ``CLOSED_BRIEFLY``, and it
-        leaves the active and watchable sets."""
+        leaves the active and watchable sets; a kept match is pending for its players'
+        records (``pending_matches``) from before its closing save."""
         code, closed = write.code, write.closed
         ttl = 0
         if closed:
@@ -425,6 +428,10 @@ class RedisStore:
             # reads and drops, never a room that recovery would miss.
             if write.expected < 0 and not closed:
                 await self._commands(("SADD", self.keys.active_rooms, code))
+            if closed and write.keep:
+                # Its match goes into its players' records after this save: pending from
+                # before it, so a crash in between leaves it to recovery, never lost.
+                await self._commands(("SADD", self.keys.pending_matches, code))
             await self.room_saves.call(self._room_keys(code), args)
             if closed:
                 await self._commands(
@@ -619,7 +626,7 @@ class RedisStore:
             raise await self._unavailable(str(exc)) from exc
         return [c.decode() for c in codes]
 
-    # --- after a match: who watched, rematches, players' histories ---------------------
+    # --- after a match: who watched, rematches ---------------------
 
     async def note_watched(self, code: str, player_id: str, cap: int) -> None:
         """Remember that ``player_id`` watched room ``code`` (for its replay; at most
@@ -656,32 +663,6 @@ class RedisStore:
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return bool(done)
-
-    async def push_history(self, entries: Mapping[str, dict[str, Any]], keep: int) -> None:
-        """Put each player's entry at the head of their history, keeping the ``keep``
-        newest; one round trip (the players' keys may be on several cluster nodes)."""
-        if not entries:
-            return
-        try:
-            commands: list[tuple[Any, ...]] = []
-            for player_id, entry in entries.items():
-                key = self.keys.history(player_id)
-                commands += [
-                    ("LPUSH", key, pack(entry)),
-                    ("LTRIM", key, 0, keep - 1),
-                    ("EXPIRE", key, self.finished_ttl),
-                ]
-            await self._commands(*commands)  # (a cluster pipeline sends each to its node)
-        except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise await self._unavailable(str(exc)) from exc
-
-    async def history(self, player_id: str, n: int) -> list[dict[str, Any]]:
-        """The player's last ``n`` history entries, the newest first."""
-        try:
-            blobs: Any = await self.redis.lrange(self.keys.history(player_id), 0, n - 1)
-        except StoreFailure as exc:
-            raise await self._unavailable(str(exc)) from exc
-        return [cast(dict[str, Any], unpack(blob)) for blob in blobs]
 
     # --- the quick-match queue --------------------------------------------------------
 

@@ -153,7 +153,7 @@ class FakeServer:
         self.down = down
         self.hellos: list[str | None] = []
 
-    async def open(self, token: str | None) -> Link:
+    async def open(self, token: str | None, key: str | None = None) -> Link:
         self.hellos.append(token)
         if self.down:
             raise LinkError("cannot connect")

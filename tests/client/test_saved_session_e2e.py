@@ -137,7 +137,9 @@ async def test_quit_keeps_the_seat_and_leave_gives_it_up(
     fresh = Interactive(opts)
     task = asyncio.create_task(fresh.run())
     await wait_until(lambda: fresh.link is not None, "a connection")
-    assert fresh.link is not None and not fresh.link.welcome.resumed
+    # no seat to come back to; the same player still (the key kept beside the session)
+    assert fresh.link is not None and fresh.link.welcome.room is None
+    assert fresh.link.welcome.player_id == again.link.welcome.player_id
     assert fresh.state is None
     pipe.send_text("quit\r")
     assert await asyncio.wait_for(task, 10) == 0

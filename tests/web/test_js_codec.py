@@ -40,6 +40,7 @@ from protocol.messages import (
     CreateRoom,
     Error,
     GetHistory,
+    GetProfile,
     GetReplay,
     Hello,
     History,
@@ -49,10 +50,14 @@ from protocol.messages import (
     LeaveQueue,
     Left,
     ListRooms,
+    ModeRecord,
+    NewPlayerKey,
     PassRequest,
     Ping,
+    PlayerKeyIssued,
     PlayRequest,
     Pong,
+    Profile,
     Queued,
     QueueLeft,
     QuickMatch,
@@ -104,6 +109,9 @@ CLIENT_MESSAGES: list[BaseModel] = [
     Rematch(id=20, code="K7P2Q-M4XTR"),
     GetReplay(id=21, code="K7Q2XW"),
     GetHistory(id=22),
+    GetProfile(id=23, offset=20),
+    NewPlayerKey(id=24),
+    Hello(id=25, name="ann", version=PROTOCOL_VERSION, player_key="p0123456789abcdef.k3y"),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -302,6 +310,25 @@ SERVER_MESSAGES: list[BaseModel] = [
         ]
     ),
     History(entries=[]),
+    Profile(
+        player_id="p0123456789abcdef",
+        name="ann",
+        modes=[ModeRecord(mode="quick", played=12, won=7)],
+        landlord_deals=10,
+        landlord_won=6,
+        farmer_deals=26,
+        farmer_won=13,
+        points_won=140,
+        points_lost=90,
+        springs=2,
+        bombs=5,
+        rockets=1,
+        best=None,
+        matches=[],
+        offset=0,
+        total=0,
+    ),
+    PlayerKeyIssued(player_key="p0123456789abcdef.k3y"),
 ]
 
 

@@ -20,6 +20,7 @@ from server.cluster.node import Cluster
 from server.edge.hub import Connection, Hub
 from server.lobby.sessions import Sessions
 from server.metrics import Metrics
+from server.players.keys import new_player_id
 from server.rooms.room import Room
 from server.settings import Settings
 from server.store.memory import MemoryRedis, MemoryStore
@@ -68,7 +69,7 @@ class Node:
 
     async def connect(self, name: str) -> str:
         """A new player connected here; their id."""
-        session = await self.sessions.open(name)
+        session = await self.sessions.open(name, new_player_id())
         self.hub.here.add(session.player_id)
         await self.cluster.connected(session.player_id, resumed=False)
         return session.player_id

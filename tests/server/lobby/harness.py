@@ -134,11 +134,12 @@ class LobbyProcess:
         assert conn.sent[before:] == [], conn.sent[before:]
 
     async def hello(
-        self, name: str, token: str | None = None, address: str = HOME
+        self, name: str, token: str | None = None, address: str = HOME, key: str | None = None
     ) -> tuple[FakeConn, Welcome]:
         conn = FakeConn(address)
         self.app.hub.add(conn)  # type: ignore[arg-type]
-        welcome = await self.say(conn, Hello(name=name, version=PROTOCOL_VERSION, token=token))
+        hello = Hello(name=name, version=PROTOCOL_VERSION, token=token, player_key=key)
+        welcome = await self.say(conn, hello)
         assert isinstance(welcome, Welcome), welcome
         return conn, welcome
 

@@ -69,7 +69,7 @@ async def finished(lob: LobbyProcess) -> Room:
         )
     )
     await lob.store.note_watched(room.code, "walt", WATCHED_MAX)
-    await lob.app.records.record(room)
+    await lob.app.bookkeeping.settle_room(room)
     return room
 
 
@@ -116,7 +116,7 @@ async def test_each_player_has_the_match_in_their_history() -> None:
         assert isinstance(history, History)
         (entry,) = history.entries
         assert entry.code == room.code and entry.result in ("won", "lost")
-        await lob.store.push_history({"carol": {"not": "an entry"}}, 20)
+        lob.store.data.players["carol"].matches.insert(0, pack({"not": "an entry"}))
         again = await lob.say(conn, GetHistory())
         assert isinstance(again, History) and again.entries == [entry]  # unreadable: skipped
 

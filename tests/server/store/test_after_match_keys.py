@@ -1,6 +1,6 @@
 """The keys of issue 14 against a real redis-server: who watched a room (capped), the
-rematch pointer (first asker wins; a gone rematch may be replaced), each player's history
-(capped, newest first); every one expires."""
+rematch pointer (first asker wins; a gone rematch may be replaced); both expire. (The
+players' records: ``test_player_records.py``.)"""
 
 from __future__ import annotations
 
@@ -39,12 +39,3 @@ async def test_the_first_rematch_named_wins_and_a_gone_one_may_be_replaced(
     assert await store.claim_rematch("OLD01", "NEW03", "NEW01")  # NEW01 closed meanwhile
     assert await store.rematch_room("OLD01") == "NEW03"
     assert 0 < await store.redis.ttl(store.keys.room_again("OLD01")) <= 3600
-
-
-async def test_a_history_keeps_the_newest_entries_and_expires(store: RedisStore) -> None:
-    for i in range(25):
-        await store.push_history({"p1": {"n": i}, "p2": {"n": -i}}, keep=20)
-    assert [e["n"] for e in await store.history("p1", 20)] == list(range(24, 4, -1))
-    assert len(await store.history("p2", 100)) == 20
-    assert await store.history("nobody", 20) == []
-    assert 0 < await store.redis.ttl(store.keys.history("p1")) <= 3600

@@ -1,0 +1,97 @@
+"""The player key kept on disk: who ``ddz`` plays as on a server, across sessions.
+
+The server gives a new player a key in its welcome (once); ``ddz`` keeps it per server
+beside the saved session (``client.saved_session``), in the 0700 state folder, in a 0600
+file written whole or not at all, and says hello with it, so a new session (the token
+expired, another machine) is the same player: their history, replays and profile.
+``ddz key`` shows it as a code to type on another machine (``ddz key --use CODE``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from client.saved_session import session_file, state_folder
+
+#: Key files: ``FORMAT`` names the layout.
+FORMAT = 1
+#: A key longer than this is none of ours (the protocol takes 128 characters).
+MAX_KEY = 128
+
+
+def plausible_key(key: object) -> bool:
+    """A key's shape: ``PLAYER.SECRET``, printable ASCII, not too long."""
+    return (
+        isinstance(key, str)
+        and 0 < len(key) <= MAX_KEY
+        and key.isascii()
+        and key.isprintable()
+        and " " not in key
+        and "." in key
+    )
+
+
+@dataclass(frozen=True)
+class KeyFile:
+    """One server's player key, ``folder / <the session file's name>.key``."""
+
+    server: str
+    folder: Path
+
+    @classmethod
+    def of(cls, server: str, folder: Path | None = None) -> KeyFile:
+        return cls(server, folder if folder is not None else state_folder())
+
+    @property
+    def path(self) -> Path:
+        return self.folder / (session_file(self.server).removesuffix(".json") + ".key")
+
+    def load(self) -> str | None:
+        """The kept key, or None when there is none or the file is not one we wrote."""
+        try:
+            with open(self.path, "rb") as f:
+                data = json.loads(f.read(4 * MAX_KEY))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        key = data.get("key")
+        if data.get("server") != self.server or not plausible_key(key):
+            return None
+        assert isinstance(key, str)
+        return key
+
+    def save(self, key: str) -> bool:
+        """Keep ``key`` (0600, replacing the file whole); False when it could not be
+        written (the caller says so: a key not kept is a player lost)."""
+        if key == self.load():
+            return True
+        body = json.dumps({"format": FORMAT, "server": self.server, "key": key})
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.folder.stat().st_mode & 0o077:
+                self.folder.chmod(0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".key-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    os.fchmod(f.fileno(), 0o600)
+                    f.write(body)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+        except OSError:
+            return False
+        return True
+
+    def forget(self) -> None:
+        """Drop the key: the next start is a new player."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()

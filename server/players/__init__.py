@@ -1,0 +1,1 @@
+"""The lasting player: who a person is across sessions, rooms, restarts and devices."""
