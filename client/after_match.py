@@ -13,11 +13,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from client.ladder_view import leaderboard_lines, rating_changed_line
 from client.render import ACCENT, BOLD, DIM, GOOD, WARN, Fragments, room_kind
 from client.replay_view import replay_lines
 from client.safe_text import NAME_LIMIT, printable
 from protocol.chat import EMOTES, PHRASES, TEXT
-from protocol.messages import ChatSaid, History, HistoryEntry, RematchAsked, ReplayData
+from protocol.messages import (
+    ChatSaid,
+    History,
+    HistoryEntry,
+    Leaderboard,
+    RatingChanged,
+    RematchAsked,
+    ReplayData,
+)
 
 SEAT_NAMES = ("S1", "S2", "S3")
 #: The history table fits this many columns.
@@ -121,9 +130,9 @@ def history_lines(
 def social_lines(
     message: object, names: Sequence[str] = (), mine: int | None = None
 ) -> list[Fragments] | None:
-    """Lines for the messages of quick chat, rematch, replay and history (``names``: the
-    seats' names of the room they are about, ``mine``: my seat there); None for any other
-    message (``client.render`` shows those)."""
+    """Lines for the messages of quick chat, rematch, replay, history, rating and ladder
+    (``names``: the seats' names of the room they are about, ``mine``: my seat there); None
+    for any other message (``client.render`` shows those)."""
     if isinstance(message, ChatSaid):
         return [chat_line(message, names, mine)]
     if isinstance(message, RematchAsked):
@@ -132,4 +141,8 @@ def social_lines(
         return replay_lines(message)
     if isinstance(message, History):
         return history_lines(message)
+    if isinstance(message, RatingChanged):
+        return [rating_changed_line(message)]
+    if isinstance(message, Leaderboard):
+        return leaderboard_lines(message)
     return None

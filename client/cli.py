@@ -13,12 +13,13 @@
     ddz [--server URL] [--json] history      (print your last matches)
     ddz [--server URL] [--json] profile [--page N]  (your record, your matches paged)
     ddz [--server URL] key [--new | --use CODE | --forget]  (your player key)
+    ddz [--server URL] [--json] top          (print the ladder and your place on it)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
-the match ends; ``list``, ``replay``, ``history`` and ``profile`` always print and exit
-(``client.headless.run_query``; all but the first as the kept player; a replay on a
+the match ends; ``list``, ``replay``, ``history``, ``profile`` and ``top`` always print and
+exit (``client.headless.run_query``; all but the first as the kept player; a replay on a
 terminal is paged, ``client.replay_pager``), as does ``key`` (``client.key_command``);
 otherwise it
 opens the interactive prompt (``client.interactive``), starting with the subcommand's room (or
@@ -243,6 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="forget the key kept here: the next start is a new player",
     )
+    sub.add_parser(
+        "top",
+        help="print the ladder: the best 100 by rating, and your place",
+        description="Print the ladder: the 100 best rated players (rating = skill less three "
+        "times its uncertainty, from quick matches with other people; ranked after 10 of "
+        "them) and your place, as the session saved for this server. --json prints the "
+        "server's message.",
+    )
     return parser
 
 
@@ -263,7 +272,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
             "--auto and --json need a subcommand: "
-            "practice, create, join, watch, quick, list, replay, history or profile"
+            "practice, create, join, watch, quick, list, replay, history, profile or top"
         )
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
@@ -318,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from client.key_command import run_key
 
             return asyncio.run(run_key(opts, sys.stdout, sys.stderr))
-        if opts.mode in ("list", "replay", "history", "profile", "key"):
+        if opts.mode in ("list", "replay", "history", "profile", "key", "top"):
             from client.headless import run_query
 
             return asyncio.run(run_query(opts, sys.stdout, sys.stderr))

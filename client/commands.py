@@ -189,6 +189,11 @@ class ShowProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowLadder:
+    """The ladder: the best rated players, and my place."""
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """Text that is no command and no cards; ``message`` says why. ``as_cards``: the text
     was read as cards (no command word), so outside a deal another reason fits better."""
@@ -224,6 +229,7 @@ Command = (
     | ShowReplay
     | ShowHistory
     | ShowProfile
+    | ShowLadder
     | Invalid
 )
 
@@ -289,6 +295,7 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("profile [PAGE]",
              "your record: matches and deals won, points, springs, bombs; your "
              "matches, 20 a page"),
+            ("top", "the ladder: the best rated players, and your place"),
         ),
     ),
     (
@@ -463,6 +470,7 @@ _SIMPLE: dict[str, Command] = {
     "mute": Mute(True),
     "unmute": Mute(False),
     "history": ShowHistory(),
+    "top": ShowLadder(),
 }
 
 COMMAND_WORDS: frozenset[str] = frozenset(
@@ -845,6 +853,7 @@ _COMMAND_TEXT: dict[type, str] = {
     ToggleAutopass: "autopass: auto-pass when nothing beats the table",
     ShowHistory: "history: your last matches",
     ShowProfile: "profile: your record and matches",
+    ShowLadder: "top: the ladder and your place",
 }
 
 

@@ -57,6 +57,7 @@ from client.after_match import social_lines
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
 from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
+from client.ladder_view import leaderboard_lines
 from client.options import Options, setup_request
 from client.player_key import KeyFile
 from client.profile_view import key_lines, profile_lines
@@ -70,9 +71,11 @@ from protocol.events import DealStarted, MatchEnded
 from protocol.messages import (
     Error,
     GetHistory,
+    GetLeaderboard,
     GetProfile,
     GetReplay,
     History,
+    Leaderboard,
     Left,
     ListRooms,
     NewPlayerKey,
@@ -470,7 +473,7 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"), keys)
 
 
-Answer = RoomList | ReplayData | History | Profile | PlayerKeyIssued
+Answer = RoomList | ReplayData | History | Profile | PlayerKeyIssued | Leaderboard
 
 
 async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
@@ -554,6 +557,8 @@ async def _query(
         lines = profile_lines(answer)
     elif isinstance(answer, PlayerKeyIssued):
         lines = key_lines(answer.player_key, opts.server)
+    elif isinstance(answer, Leaderboard):
+        lines = leaderboard_lines(answer)
     else:
         lines = social_lines(answer)
     for line in lines or []:
@@ -604,6 +609,7 @@ _ANSWERS: dict[type[Request], type[Answer]] = {
     GetHistory: History,
     GetProfile: Profile,
     NewPlayerKey: PlayerKeyIssued,
+    GetLeaderboard: Leaderboard,
 }
 
 

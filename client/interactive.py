@@ -90,6 +90,7 @@ from protocol.messages import (
     CreateRoom,
     Error,
     GetHistory,
+    GetLeaderboard,
     GetProfile,
     GetReplay,
     JoinRoom,
@@ -614,6 +615,8 @@ class Interactive:
         elif isinstance(command, cmd.ShowProfile):
             offset = (command.page - 1) * PROFILE_PAGE
             await self.send(GetProfile(offset=offset), label="profile")
+        elif isinstance(command, cmd.ShowLadder):
+            await self.send(GetLeaderboard(), label="top")
         elif not self.in_room():
             say([(WARN, "you are not in a room")])
         elif isinstance(command, cmd.Ready):

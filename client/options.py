@@ -12,6 +12,7 @@ from protocol.messages import (
     BotSpeed,
     CreateRoom,
     GetHistory,
+    GetLeaderboard,
     GetProfile,
     GetReplay,
     JoinRoom,
@@ -24,7 +25,17 @@ from protocol.messages import (
 )
 
 Mode = Literal[
-    "practice", "create", "join", "watch", "quick", "list", "replay", "history", "profile", "key"
+    "practice",
+    "create",
+    "join",
+    "watch",
+    "quick",
+    "list",
+    "replay",
+    "history",
+    "profile",
+    "key",
+    "top",
 ]
 KeyAction = Literal["show", "new", "use", "forget"]
 
@@ -98,4 +109,6 @@ def setup_request(opts: Options) -> Request | None:
         return GetProfile(offset=(max(opts.page, 1) - 1) * PROFILE_PAGE)
     if opts.mode == "key" and opts.key_action == "new":
         return NewPlayerKey()
+    if opts.mode == "top":
+        return GetLeaderboard()
     return None

@@ -215,6 +215,12 @@ class NewPlayerKey(Request):
     type: Literal["new_player_key"] = "new_player_key"
 
 
+class GetLeaderboard(Request):
+    """The ladder's top players by rating, and my place on it."""
+
+    type: Literal["get_leaderboard"] = "get_leaderboard"
+
+
 ClientMessage = Annotated[
     Hello
     | StartPractice
@@ -238,7 +244,8 @@ ClientMessage = Annotated[
     | GetReplay
     | GetHistory
     | GetProfile
-    | NewPlayerKey,
+    | NewPlayerKey
+    | GetLeaderboard,
     Field(discriminator="type"),
 ]
 
@@ -482,6 +489,47 @@ class PlayerKeyIssued(Message):
     player_key: str
 
 
+class RatingView(Message):
+    """A rating as shown: ``rating`` the conservative value (``mu - 3 sigma``) ranked on the
+    ladder, ``mu`` the skill estimate, ``sigma`` its uncertainty, and how many rated
+    matches it rests on. A skill estimate: no points of any match carried over."""
+
+    rating: float
+    mu: float
+    sigma: float
+    matches: int
+
+
+class RatingChanged(Message):
+    """Your rating after the rated quick match in room ``code``, and before it."""
+
+    type: Literal["rating_changed"] = "rating_changed"
+    code: str
+    before: RatingView
+    after: RatingView
+
+
+class LadderLine(Message):
+    """One player on the ladder: their place (from 1; None: not on it yet), name and
+    rating. Never a player's id, key or token."""
+
+    rank: int | None
+    name: str
+    rating: RatingView
+
+
+class Leaderboard(Message):
+    """The ladder's top (at most 100) by conservative rating, among players with at least
+    ``min_matches`` rated matches (``ranked`` of them), and your own line (None: never
+    rated)."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    top: list[LadderLine]
+    ranked: int
+    min_matches: int
+    you: LadderLine | None
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -510,7 +558,9 @@ ServerMessage = Annotated[
     | ReplayData
     | History
     | Profile
-    | PlayerKeyIssued,
+    | PlayerKeyIssued
+    | RatingChanged
+    | Leaderboard,
     Field(discriminator="type"),
 ]
 

@@ -52,6 +52,7 @@ from server.os_random import OsRandom
 from server.players.arrival import Arrivals
 from server.players.bookkeeping import Bookkeeping
 from server.players.identity import Identities
+from server.players.ladder import Ladder, rating_store
 from server.rooms.room import Room, RoomError
 from server.runner import RoomRunner
 from server.settings import Settings
@@ -125,7 +126,9 @@ class App:
         lobby = Lobby(settings, store, self.sessions, self.limits, self.cluster, self.rng, clock)
         seating = Seating(lobby)
         self.records = Records(lobby)
-        self.queue = Queue(lobby, seating)
+        #: Ratings: read, noted as a quick match starts, applied as it ends; the ladder.
+        self.ladder = Ladder(lobby, rating_store(store))
+        self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher
         #: Each request type to its handler.
         self.routes: Routes = {
@@ -137,6 +140,7 @@ class App:
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
             **Profiles(lobby, self.identities).routes(),
+            **self.ladder.routes(),
         }
 
     @property
@@ -177,11 +181,13 @@ class App:
 
     async def _closed(self, room: Room) -> None:
         """A room run here closed: its match goes into its people's records (left pending
-        for ``settle_pending`` when the store fails now)."""
+        for ``settle_pending`` when the store fails now), and a rated quick match's changes
+        into their ratings (each applied once per player, however often asked)."""
         try:
             await self.bookkeeping.closed(room)
         except StoreError as exc:
             log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
+        await self.ladder.apply(room)
 
     # --- connections ------------------------------------------------------------------
 

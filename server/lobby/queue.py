@@ -1,10 +1,12 @@
-"""The quick-match queue: joining it (``QuickMatch``), leaving it (``LeaveQueue``), and the
-rooms of the matches its matcher takes off it (``server/lobby/quick.py``), run by whichever
-process took them."""
+"""The quick-match queue: joining it (``QuickMatch``, with the player's skill, by which the
+matcher forms tables of equals), leaving it (``LeaveQueue``), and the rooms of the matches
+its matcher takes off it (``server/lobby/quick.py``), run by whichever process took them;
+a match of two persons or more is rated (``server/players/ladder.py``)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, LeaveQueue, Queued, QueueLeft, QuickMatch
@@ -13,14 +15,18 @@ from server.lobby.base import Lobby, Route, Routes
 from server.lobby.quick import Entry, QuickMatcher
 from server.lobby.seating import Owner, Seating
 from server.lobby.sessions import Session
+from server.players.ladder import Ladder
 from server.rooms.room import Room, RoomError
 from server.store.errors import StoreError
 
+log = logging.getLogger(__name__)
+
 
 class Queue:
-    def __init__(self, lobby: Lobby, seating: Seating) -> None:
+    def __init__(self, lobby: Lobby, seating: Seating, ladder: Ladder) -> None:
         self.lobby = lobby
         self.seating = seating
+        self.ladder = ladder
         wait = lobby.settings.quick_match_wait
         self.matcher = QuickMatcher(lobby.store, wait, self.open_match, lobby.clock)
 
@@ -35,7 +41,8 @@ class Queue:
         await lobby.require_free(session)
         # (the address: the room a match opens counts against its first person's caps)
         entry = {"name": session.name, "token": session.token, "address": conn.address}
-        waiting = await lobby.store.enqueue(session.player_id, lobby.clock(), entry)
+        rating, _ = await self.ladder.rating_of(session.player_id)
+        waiting = await lobby.store.enqueue(session.player_id, lobby.clock(), entry, rating.mu)
         if waiting == 0:
             raise RoomError(ErrorCode.ALREADY_QUEUED, "you are in the quick-match queue already")
         conn.send(Queued(wait=lobby.settings.quick_match_wait, waiting=waiting))
@@ -65,7 +72,7 @@ class Queue:
         try:
             if owner is not None:  # a room as any other, counted against its address
                 await lobby.limits.new_room(owner.address)
-            await self.seating.store_new_room(build, sessions, owner=owner)
+            room = await self.seating.store_new_room(build, sessions, owner=owner)
         except RoomError as exc:
             capped = first if exc.code == ErrorCode.LIMIT_REACHED else None
             now = lobby.clock()
@@ -74,9 +81,16 @@ class Queue:
                     lobby.cluster.deliver([(pid, Error(code=exc.code, message=exc.message))])
                     continue
                 with contextlib.suppress(StoreError):
-                    await lobby.store.enqueue(pid, now - lobby.settings.quick_match_wait, entry)
+                    rating, _ = await self.ladder.rating_of(pid)
+                    joined = now - lobby.settings.quick_match_wait
+                    await lobby.store.enqueue(pid, joined, entry, rating.mu)
             if capped is None:
                 raise
+            return
+        try:  # (after the room is stored: a match whose start is not kept is not rated)
+            await self.ladder.note_start(room, {pid: e.get("name", "") for pid, e in players})
+        except StoreError as exc:
+            log.warning("quick match %s: not rated, its start is not kept: %s", room.code, exc)
 
 
 def quick_owner(players: list[tuple[str, Entry]]) -> tuple[str | None, Owner | None]:

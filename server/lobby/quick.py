@@ -1,11 +1,13 @@
 """The quick-match queue, shared through Redis by every server process.
 
-A player joins with ``QuickMatch`` and leaves with ``LeaveQueue`` (or by disconnecting).
-Each process runs a matcher that, a few times a second, asks Redis to take one match off
-the queue in one script: the three who waited longest, or, once the longest has waited the
-configured time, everyone waiting (one or two people) to be seated with bots. Whichever
-process takes a match runs its room; the script's atomicity means no person is ever taken
-twice. First come, first seated.
+A player joins with ``QuickMatch`` and leaves with ``LeaveQueue`` (or by disconnecting),
+queued with their skill. Each process runs a matcher that, a few times a second, reads the
+longest waiting (at most ``QUEUE_READ``), forms tables of close skill from them
+(``server/lobby/matching.py``: the window widens as they wait, and bots fill the seats of
+whoever waited the configured time), and takes each table off the queue in one script that
+takes all of its players or none. Two processes may form the same table: one takes it, the
+other's take finds someone gone and takes nothing. Whichever process takes a match runs its
+room; no person is ever taken twice.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from server.lobby.matching import Waiter, form_tables
 from server.lobby.stores import QueueStore
 from server.store.errors import StoreError
 
 log = logging.getLogger(__name__)
+#: The longest waiting players the matcher reads each look: the tables are formed among
+#: them (the rest wait for a later look).
+QUEUE_READ = 1000
+#: The skill of one queued without any (an entry of an older release): a new player's.
+UNKNOWN_SKILL = 25.0
 #: Seconds ``stop`` waits for the matching loop to end.
 STOP_WAIT = 2.0
 
@@ -47,10 +55,17 @@ class QuickMatcher:
 
     async def tick(self) -> int:
         """Take every match that is ready now; return how many were opened."""
+        queued = await self.store.waiting(QUEUE_READ)
+        waiting = [
+            Waiter(pid, joined, UNKNOWN_SKILL if skill is None else skill)
+            for pid, joined, skill in queued
+        ]
         opened = 0
-        while players := await self.store.take_match(self.clock(), self.wait):
-            await self.open_match(players)
-            opened += 1
+        for table in form_tables(waiting, self.clock(), self.wait):
+            players = await self.store.take_players([w.player_id for w in table])
+            if players:
+                await self.open_match(players)
+                opened += 1
         return opened
 
     async def run(self) -> None:

@@ -27,14 +27,22 @@ class SessionStore(Protocol):
 class QueueStore(Protocol):
     """The quick-match queue, shared by every process."""
 
-    async def enqueue(self, player_id: str, now: float, entry: Mapping[str, str]) -> int:
-        """0 when the player waits already, else how many wait now."""
+    async def enqueue(
+        self, player_id: str, now: float, entry: Mapping[str, str], skill: float
+    ) -> int:
+        """0 when the player waits already, else how many wait now. ``skill``: the ``mu``
+        the matcher pairs them by."""
 
     async def leave_queue(self, player_id: str) -> bool: ...
     async def is_queued(self, player_id: str) -> bool: ...
 
-    async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
-        """The players of one match, taken off the queue at once; none when none is due."""
+    async def waiting(self, limit: int) -> list[tuple[str, float, float | None]]:
+        """The ``limit`` longest waiting: (player id, when they joined, their skill or
+        None), longest waiting first."""
+
+    async def take_players(self, player_ids: list[str]) -> list[tuple[str, dict[str, str]]]:
+        """These players with their entries, taken off the queue at once if every one still
+        waits; none otherwise."""
 
 
 class LockStore(Protocol):

@@ -34,6 +34,18 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
 - ``PREFIX{quick}:queue``, sorted set: player ids waiting for a quick match, by the time
   they joined; ``PREFIX{quick}:entries``, hash: player id to its entry (name, token). Both
   share the hash tag ``{quick}`` so one script takes a match from them atomically.
+- ``PREFIX{quick}:skill``, hash: player id to the skill (``mu``) they queued with, which
+  the matcher (``server/lobby/matching.py``) forms tables by; under the same hash tag.
+- ``PREFIX{player:PID}:rating``, hash: ``mu``, ``sigma``, ``matches`` (rated matches),
+  ``name`` (the last one rated under); ``PREFIX{player:PID}:rated``, sorted set: the codes of
+  the matches already applied to it, by when (so a match is applied once), kept
+  ``RATED_KEEP`` seconds; under one hash tag so one script checks and updates
+  (``server/store/ratings.py``). Neither expires: a rating is the player's.
+- ``PREFIXroom:{CODE}:ratings``, string: the seats' ratings as a rated quick match started
+  (msgpack), the base of its update; expires ``finished_ttl`` after it is written.
+- ``PREFIX{ladder}:top``, sorted set: player ids by display rating, those with at least
+  ``LADDER_MIN_MATCHES`` rated matches; ``PREFIX{ladder}:players``, hash: player id to what
+  the ladder shows of them (name, mu, sigma, matches). One script reads both.
 - ``PREFIXaddr:{ADDRESS}:...``: what one client address holds, under one hash tag so one
   script checks and counts at once (``server/store/addresses.py``). ``rooms``, sorted set:
   codes of the open rooms it created, by creation time; ``strong``, hash: code to its
@@ -126,6 +138,27 @@ class Keys:
     @property
     def pending_matches(self) -> str:
         return f"{self.prefix}matches:pending"
+
+    @property
+    def quick_skill(self) -> str:
+        return f"{self.prefix}{{quick}}:skill"
+
+    def rating(self, player_id: str) -> str:
+        return f"{self.prefix}{{player:{player_id}}}:rating"
+
+    def rated(self, player_id: str) -> str:
+        return f"{self.prefix}{{player:{player_id}}}:rated"
+
+    def room_ratings(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:ratings"
+
+    @property
+    def ladder_top(self) -> str:
+        return f"{self.prefix}{{ladder}}:top"
+
+    @property
+    def ladder_players(self) -> str:
+        return f"{self.prefix}{{ladder}}:players"
 
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"

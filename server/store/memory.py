@@ -43,6 +43,7 @@ class MemoryRedis:
         self.fences: dict[str, int] = {}
         self.sessions: dict[str, dict[str, str]] = {}
         self.queue: dict[str, tuple[float, bytes]] = {}
+        self.queue_skill: dict[str, float] = {}
         self.watched: dict[str, set[str]] = {}
         self.again: dict[str, str] = {}
         #: Lasting players by id, and the codes of matches pending for their records.
@@ -252,26 +253,35 @@ class MemoryStore(MemoryPlayers):
 
     # --- the quick-match queue --------------------------------------------------------
 
-    async def enqueue(self, player_id: str, now: float, entry: Mapping[str, str]) -> int:
+    async def enqueue(
+        self, player_id: str, now: float, entry: Mapping[str, str], skill: float
+    ) -> int:
         if player_id in self.data.queue:
             return 0
         self.data.queue[player_id] = (now, pack(dict(entry)))
+        self.data.queue_skill[player_id] = float(skill)
         return len(self.data.queue)
 
     async def leave_queue(self, player_id: str) -> bool:
+        self.data.queue_skill.pop(player_id, None)
         return self.data.queue.pop(player_id, None) is not None
 
     async def is_queued(self, player_id: str) -> bool:
         return player_id in self.data.queue
 
-    async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
-        waiting = sorted(self.data.queue.items(), key=lambda item: item[1][0])
-        if not waiting or (len(waiting) < 3 and now - waiting[0][1][0] < wait):
+    async def waiting(self, limit: int) -> list[tuple[str, float, float | None]]:
+        longest = sorted(self.data.queue.items(), key=lambda item: (item[1][0], item[0]))
+        skill = self.data.queue_skill
+        return [(pid, joined, skill.get(pid)) for pid, (joined, _) in longest[:limit]]
+
+    async def take_players(self, player_ids: list[str]) -> list[tuple[str, dict[str, str]]]:
+        queue = self.data.queue
+        if not all(pid in queue for pid in player_ids):
             return []
-        taken = waiting[:3]
-        for player_id, _ in taken:
-            del self.data.queue[player_id]
-        return [(player_id, dict(unpack(blob))) for player_id, (_, blob) in taken]
+        taken = [(pid, dict(unpack(queue.pop(pid)[1]))) for pid in player_ids]
+        for pid in player_ids:
+            self.data.queue_skill.pop(pid, None)
+        return taken
 
     # --- after a match ----------------------------------------------------------------
 

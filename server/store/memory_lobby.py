@@ -1,5 +1,6 @@
 """The lobby's in-memory twins, for tests without Redis: ``MemoryAddresses``, the counts per
-client address as ``AddressStore``'s scripts keep them, and ``MemoryServerStore``, the
+client address as ``AddressStore``'s scripts keep them, ``MemoryRatings``, the ratings and
+the ladder as ``RedisRatings``' scripts keep them, and ``MemoryServerStore``, the
 ``MemoryStore`` the whole server can run on (it answers the health check too).
 
 They share what one test's "processes" share: the ``MemoryRedis`` of their store (its
@@ -8,11 +9,14 @@ clock, its rooms and active set), and the counts of one ``MemoryAddresses`` give
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.store.addresses import Claim, Listed
-from server.store.memory import MemoryStore
+from server.store.memory import MemoryRedis, MemoryStore
+from server.store.ratings import RATED_KEEP, LadderRead, Ranked, StoredRating
 
 
 @dataclass
@@ -146,6 +150,80 @@ class MemoryAddresses:
             Listed(code, created, await self.store.load_room(code), self.origins.get(code, ""))
             for code, created in newest
         ]
+
+
+@dataclass
+class _Ratings:
+    """What ``RedisRatings`` keeps, for one ``MemoryRedis``."""
+
+    ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    applied: dict[str, dict[str, float]] = field(default_factory=dict)
+    starts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    top: dict[str, float] = field(default_factory=dict)
+    players: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_RATINGS: weakref.WeakKeyDictionary[MemoryRedis, _Ratings] = weakref.WeakKeyDictionary()
+
+
+class MemoryRatings:
+    """``RedisRatings``' twin over ``store``'s ``MemoryRedis`` (shared by the stores of one
+    test's "processes")."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.data = _RATINGS.setdefault(store.data, _Ratings())
+
+    async def rating(self, player_id: str) -> StoredRating | None:
+        found = self.data.ratings.get(player_id)
+        if found is None:
+            return None
+        return StoredRating(found["mu"], found["sigma"], found["matches"])
+
+    async def apply(
+        self,
+        player_id: str,
+        code: str,
+        before: tuple[float, float],
+        after: tuple[float, float],
+        name: str,
+        now: float,
+    ) -> tuple[bool, StoredRating]:
+        applied = self.data.applied.setdefault(player_id, {})
+        done = code in applied
+        if not done:
+            held = self.data.ratings.setdefault(
+                player_id, {"mu": before[0], "sigma": before[1], "matches": 0}
+            )
+            held["mu"] = held["mu"] + (after[0] - before[0])
+            held["sigma"] = held["sigma"] * (after[1] / before[1])
+            held["matches"] += 1
+            held["name"] = name
+            applied[code] = now
+            for old in [c for c, t in applied.items() if t < now - RATED_KEEP]:
+                del applied[old]
+        stored = await self.rating(player_id)
+        assert stored is not None
+        return not done, stored
+
+    async def save_start(self, code: str, start: dict[str, Any]) -> None:
+        self.data.starts[code] = dict(start)
+
+    async def load_start(self, code: str) -> dict[str, Any] | None:
+        found = self.data.starts.get(code)
+        return None if found is None else dict(found)
+
+    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None:
+        self.data.top[player_id] = score
+        self.data.players[player_id] = dict(entry)
+
+    async def ladder(self, n: int, player_id: str) -> LadderRead:
+        # (Redis orders equal scores by member, the higher first under ZREVRANGE)
+        order = sorted(self.data.top.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        top = [Ranked(pid, s, dict(self.data.players.get(pid, {}))) for pid, s in order[:n]]
+        ids = [pid for pid, _ in order]
+        rank = ids.index(player_id) + 1 if player_id in self.data.top else None
+        return LadderRead(top, rank, self.data.top.get(player_id), len(order))
 
 
 class MemoryServerStore(MemoryStore):

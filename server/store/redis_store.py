@@ -99,36 +99,41 @@ if not whole then return false end
 return {whole, redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
-#: KEYS: queue, entries. ARGV: player id, now, entry blob. 0 if already queued, else the
-#: number now waiting.
+#: KEYS: queue, entries, skill. ARGV: player id, now, entry blob, skill. 0 if already
+#: queued, else the number now waiting.
 _ENQUEUE = """
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 return redis.call('ZCARD', KEYS[1])
 """
 
-#: KEYS: queue, entries. ARGV: now, wait. Takes the three who waited longest, or everyone
-#: waiting (one or two) once the longest has waited ``wait`` seconds; returns
-#: [id, entry, id, entry, ...] in queue order, or nothing.
-_TAKE_MATCH = """
-local n = redis.call('ZCARD', KEYS[1])
-if n == 0 then return {} end
-local take = 0
-if n >= 3 then
-    take = 3
-else
-    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    if tonumber(ARGV[1]) - tonumber(oldest[2]) >= tonumber(ARGV[2]) then take = n end
-end
-if take == 0 then return {} end
-local ids = redis.call('ZRANGE', KEYS[1], 0, take - 1)
+#: KEYS: queue, skill. ARGV: how many. The longest waiting: [id, joined, skill, ...].
+_WAITING = """
+local found = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
 local out = {}
-for _, id in ipairs(ids) do
+for i = 1, #found, 2 do
+    table.insert(out, found[i])
+    table.insert(out, found[i + 1])
+    table.insert(out, redis.call('HGET', KEYS[2], found[i]) or '')
+end
+return out
+"""
+
+#: KEYS: queue, entries, skill. ARGV: player ids. Takes them all off the queue if every one
+#: still waits, else none; returns [id, entry, id, entry, ...] in the order given, or nothing.
+_TAKE_PLAYERS = """
+for _, id in ipairs(ARGV) do
+    if not redis.call('ZSCORE', KEYS[1], id) then return {} end
+end
+local out = {}
+for _, id in ipairs(ARGV) do
     table.insert(out, id)
     table.insert(out, redis.call('HGET', KEYS[2], id) or '')
     redis.call('ZREM', KEYS[1], id)
     redis.call('HDEL', KEYS[2], id)
+    redis.call('HDEL', KEYS[3], id)
 end
 return out
 """
@@ -166,10 +171,12 @@ if tonumber(ARGV[2]) == 0 then redis.call('DEL', KEYS[1]) else
 return 1
 """
 
-#: KEYS: queue, entries. ARGV: player id. 1 if the player was queued (and is no more).
+#: KEYS: queue, entries, skill. ARGV: player id. 1 if the player was queued (and is no
+#: more).
 _LEAVE_QUEUE = """
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
 return removed
 """
 
@@ -248,7 +255,8 @@ class RedisStore(RedisPlayers):
         self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line)
         self._enqueue = self._script(_ENQUEUE)
         self._acquire = self._script(_ACQUIRE)
-        self._take_match = self._script(_TAKE_MATCH)
+        self._waiting = self._script(_WAITING)
+        self._take_players = self._script(_TAKE_PLAYERS)
         self._leave_queue = self._script(_LEAVE_QUEUE)
         self._save_session = self._script(_SAVE_SESSION)
         self._load_session = self._script(_LOAD_SESSION)
@@ -667,12 +675,15 @@ class RedisStore(RedisPlayers):
     # --- the quick-match queue --------------------------------------------------------
 
     def _queue_keys(self) -> list[str]:
-        return [self.keys.quick_queue, self.keys.quick_entries]
+        return [self.keys.quick_queue, self.keys.quick_entries, self.keys.quick_skill]
 
-    async def enqueue(self, player_id: str, now: float, entry: Mapping[str, str]) -> int:
-        """Put a player in the queue; 0 when already there, else how many now wait."""
+    async def enqueue(
+        self, player_id: str, now: float, entry: Mapping[str, str], skill: float
+    ) -> int:
+        """Put a player in the queue, with the skill the matcher pairs them by; 0 when
+        already there, else how many now wait."""
         try:
-            args: list[Any] = [player_id, now, pack(dict(entry))]
+            args: list[Any] = [player_id, now, pack(dict(entry)), repr(float(skill))]
             waiting: Any = await self._enqueue(keys=self._queue_keys(), args=args)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
@@ -693,10 +704,24 @@ class RedisStore(RedisPlayers):
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
 
-    async def take_match(self, now: float, wait: float) -> list[tuple[str, dict[str, str]]]:
-        """Atomically take the players of one quick match off the queue (see _TAKE_MATCH)."""
+    async def waiting(self, limit: int) -> list[tuple[str, float, float | None]]:
+        """The ``limit`` longest waiting: (player id, when they joined, their skill or None
+        when none was given), longest waiting first."""
         try:
-            flat: Any = await self._take_match(keys=self._queue_keys(), args=[now, wait])
+            keys = [self.keys.quick_queue, self.keys.quick_skill]
+            flat: Any = await self._waiting(keys=keys, args=[limit])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return [
+            (pid.decode(), float(joined), float(skill) if skill else None)
+            for pid, joined, skill in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
+        ]
+
+    async def take_players(self, player_ids: list[str]) -> list[tuple[str, dict[str, str]]]:
+        """Atomically take these players off the queue, with their entries: all of them if
+        every one still waits, else none (another process took one first)."""
+        try:
+            flat: Any = await self._take_players(keys=self._queue_keys(), args=player_ids)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         pairs = zip(flat[::2], flat[1::2], strict=True)

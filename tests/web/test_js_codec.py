@@ -40,12 +40,15 @@ from protocol.messages import (
     CreateRoom,
     Error,
     GetHistory,
+    GetLeaderboard,
     GetProfile,
     GetReplay,
     Hello,
     History,
     HistoryEntry,
     JoinRoom,
+    LadderLine,
+    Leaderboard,
     Leave,
     LeaveQueue,
     Left,
@@ -61,6 +64,8 @@ from protocol.messages import (
     Queued,
     QueueLeft,
     QuickMatch,
+    RatingChanged,
+    RatingView,
     ReadyRequest,
     Rematch,
     RematchAsked,
@@ -112,6 +117,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     GetProfile(id=23, offset=20),
     NewPlayerKey(id=24),
     Hello(id=25, name="ann", version=PROTOCOL_VERSION, player_key="p0123456789abcdef.k3y"),
+    GetLeaderboard(id=26),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -329,6 +335,24 @@ SERVER_MESSAGES: list[BaseModel] = [
         total=0,
     ),
     PlayerKeyIssued(player_key="p0123456789abcdef.k3y"),
+    RatingChanged(
+        code="K7Q2XW",
+        before=RatingView(rating=0.0, mu=25.0, sigma=8.33, matches=0),
+        after=RatingView(rating=2.41, mu=27.87, sigma=8.49, matches=1),
+    ),
+    Leaderboard(
+        top=[
+            LadderLine(
+                rank=1, name="王", rating=RatingView(rating=31.5, mu=37.8, sigma=2.1, matches=40)
+            )
+        ],
+        ranked=1,
+        min_matches=10,
+        you=LadderLine(
+            rank=None, name="ann", rating=RatingView(rating=-3.25, mu=20.0, sigma=7.75, matches=3)
+        ),
+    ),
+    Leaderboard(top=[], ranked=0, min_matches=10, you=None),
 ]
 
 

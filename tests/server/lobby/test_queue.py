@@ -53,3 +53,47 @@ async def test_leaving_the_connection_takes_the_person_off_the_queue() -> None:
         await lob.say(conn, QuickMatch())
         await lob.app.disconnected(conn)  # type: ignore[arg-type]
         assert not await lob.store.is_queued(ann.player_id)
+
+
+async def test_the_queue_seats_players_of_close_skill_and_the_far_one_waits() -> None:
+    async with lobby(quick_match_wait=15.0) as lob:
+        people = {name: await lob.hello(name) for name in ("Ann", "Bo", "Cy", "Di")}
+        skills = {"Ann": 25.0, "Bo": 40.0, "Cy": 26.0, "Di": 24.0}
+        for name, (_, welcome) in people.items():  # a rated past: Bo is far better
+            mu = skills[name]
+            await lob.app.ladder.store.apply(
+                welcome.player_id, "PAST", (25.0, 8.0), (mu, 3.0), name, 0.0
+            )
+        for conn, _ in people.values():
+            await lob.say(conn, QuickMatch())
+        assert await lob.app.matcher.tick() == 1
+        code = lob.room_of(people["Ann"][1].player_id)
+        assert code is not None
+        seated = {s.name for s in lob.app.rooms[code].room.seats}
+        assert seated == {"Ann", "Cy", "Di"}
+        bo = people["Bo"][1].player_id
+        assert lob.room_of(bo) is None and await lob.store.is_queued(bo)
+        lob.clock.now += 15  # the wait: bots fill his table
+        assert await lob.app.matcher.tick() == 1
+        assert lob.room_of(bo) is not None
+
+
+async def test_a_quick_match_of_one_person_with_bots_keeps_no_rating_start() -> None:
+    """A person alone with bots is never rated: nothing is kept to rate the match by."""
+    async with lobby(quick_match_wait=15.0) as lob:
+        people = [await lob.hello(name) for name in ("Ann", "Bo")]
+        await lob.say(people[0][0], QuickMatch())
+        lob.clock.now += 15
+        assert await lob.app.matcher.tick() == 1
+        alone = lob.room_of(people[0][1].player_id)
+        assert alone is not None and await lob.app.ladder.store.load_start(alone) is None
+        carl = await lob.hello("Cy")
+        for conn, _ in (people[1], carl):  # two persons (a bot in the third seat): rated
+            await lob.say(conn, QuickMatch())
+        lob.clock.now += 15
+        assert await lob.app.matcher.tick() == 1
+        pair = lob.room_of(carl[1].player_id)
+        assert pair is not None and pair == lob.room_of(people[1][1].player_id)
+        start = await lob.app.ladder.store.load_start(pair)
+        assert start is not None
+        assert [s["pid"] is not None for s in start["seats"]] == [True, True, False]

@@ -207,21 +207,27 @@ async def test_more_requests_at_once_than_connections_wait_their_turn(
 
 async def test_the_quick_match_queue(either_store: RedisStore) -> None:
     store = either_store
-    assert await store.enqueue("p1", 100.0, {"name": "Ann"}) == 1
-    assert await store.enqueue("p1", 100.5, {"name": "Ann"}) == 0  # already there
-    assert await store.enqueue("p2", 101.0, {"name": "Bob"}) == 2
+    assert await store.enqueue("p1", 100.0, {"name": "Ann"}, 25.0) == 1
+    assert await store.enqueue("p1", 100.5, {"name": "Ann"}, 30.0) == 0  # already there
+    assert await store.enqueue("p2", 101.0, {"name": "Bob"}, 22.5) == 2
     assert await store.is_queued("p2")
     assert await store.leave_queue("p2")
     assert not await store.leave_queue("p2")
     assert not await store.is_queued("p2")
-    assert await store.take_match(102.0, wait=30) == []  # one waiting, not long enough
-    assert await store.enqueue("p2", 103.0, {"name": "Bob"}) == 2
-    assert await store.enqueue("p3", 104.0, {"name": "Cy"}) == 3
-    assert await store.enqueue("p4", 105.0, {"name": "Di"}) == 4
-    taken = await store.take_match(106.0, wait=30)
-    assert taken == [("p1", {"name": "Ann"}), ("p2", {"name": "Bob"}), ("p3", {"name": "Cy"})]
-    assert await store.take_match(200.0, wait=30) == [("p4", {"name": "Di"})]
-    assert not await store.is_queued("p4")
+    assert await store.enqueue("p2", 103.0, {"name": "Bob"}, 22.5) == 2
+    assert await store.enqueue("p3", 104.0, {"name": "Cy"}, 31.25) == 3
+    assert await store.enqueue("p4", 105.0, {"name": "Di"}, 19.0) == 4
+    assert await store.waiting(3) == [
+        ("p1", 100.0, 25.0),
+        ("p2", 103.0, 22.5),
+        ("p3", 104.0, 31.25),
+    ]
+    taken = await store.take_players(["p3", "p1", "p4"])
+    assert taken == [("p3", {"name": "Cy"}), ("p1", {"name": "Ann"}), ("p4", {"name": "Di"})]
+    assert await store.take_players(["p2", "p1"]) == []  # p1 is gone: nobody is taken
+    assert await store.waiting(10) == [("p2", 103.0, 22.5)]
+    assert await store.take_players(["p2"]) == [("p2", {"name": "Bob"})]
+    assert not await store.is_queued("p2")
 
 
 async def test_sessions_are_saved_loaded_and_refreshed(store: RedisStore) -> None:

@@ -143,9 +143,9 @@ async def test_the_store_works_through_the_sentinel(
     assert await store.load_session("tok") == {"player_id": "p1", "name": "Ann"}
     assert await store.load_session("other") is None
     for i, pid in enumerate(["p1", "p2", "p3", "p4"]):
-        assert await store.enqueue(pid, 100.0 + i, {"name": pid}) == i + 1
+        assert await store.enqueue(pid, 100.0 + i, {"name": pid}, 25.0) == i + 1
     assert await store.leave_queue("p4") and not await store.is_queued("p4")
-    taken = await store.take_match(110.0, wait=30)
+    taken = await store.take_players(["p1", "p2", "p3"])
     assert [pid for pid, _ in taken] == ["p1", "p2", "p3"]
     await published_and_heard(store, "m")
     # all of it on the primary, and copied to the replica
@@ -185,7 +185,7 @@ async def test_a_forced_failover_moves_the_store_to_the_new_primary(
     await store.save_room(RoomWrite("ROOM1", -1, 0, pack({"version": 0}), [{"k": "start"}]))
     await store.save_room(RoomWrite("ROOM1", 0, 1, pack({"version": 1}), [{"k": "a"}]))
     await store.save_session("tok", {"player_id": "p1"})
-    await store.enqueue("p9", 100.0, {"name": "Zed"})
+    await store.enqueue("p9", 100.0, {"name": "Zed"}, 25.0)
     await replicated(store)
 
     async def bump() -> int:

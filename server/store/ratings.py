@@ -1,0 +1,189 @@
+"""Ratings in Redis: each player's (applied once per match), the ratings a rated quick match
+started from, and the ladder.
+
+A player's rating and the codes of the matches already applied to it share the hash tag
+``{player:PID}`` (``Keys.rating``, ``Keys.rated``), so one script checks the code and
+changes the rating: a match's change applied twice (a replay after a crash, two processes)
+changes it once. The change is applied as a difference from the rating the match started
+from, so a change applied late (after a later match's) is not lost either. The ladder's two
+keys share ``{ladder}``, read by one script; a player's ladder entry is set from their
+rating after each apply (setting it again is harmless, so a crash between the two heals at
+the player's next rated match).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from redis import exceptions as redis_errors
+
+from server.store.codec import pack, unpack
+from server.store.errors import StoreFailure
+from server.store.redis_store import RedisStore
+
+#: Seconds a match's code stays in its players' applied sets: well past ``--finished-ttl``
+#: (7 days), after which nothing can apply the match again (its room and start are gone).
+RATED_KEEP = 30 * 86400
+
+#: KEYS: rating, rated. ARGV: code, now, mu and sigma before, mu and sigma after, name, keep
+#: seconds. Applies the change unless ``code`` was applied already; returns {applied (1/0),
+#: mu, sigma, matches} as they are now.
+_APPLY = """
+local applied = 0
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+    local mu = tonumber(redis.call('HGET', KEYS[1], 'mu') or ARGV[3])
+    local sigma = tonumber(redis.call('HGET', KEYS[1], 'sigma') or ARGV[4])
+    mu = mu + (tonumber(ARGV[5]) - tonumber(ARGV[3]))
+    sigma = sigma * (tonumber(ARGV[6]) / tonumber(ARGV[4]))
+    redis.call('HSET', KEYS[1], 'mu', string.format('%.17g', mu),
+        'sigma', string.format('%.17g', sigma), 'name', ARGV[7])
+    redis.call('HINCRBY', KEYS[1], 'matches', 1)
+    redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - tonumber(ARGV[8])))
+    applied = 1
+end
+local now = redis.call('HMGET', KEYS[1], 'mu', 'sigma', 'matches')
+return {applied, now[1], now[2], now[3]}
+"""
+
+#: KEYS: top (sorted set), players (hash). ARGV: how many, the asker's id. Returns {the top
+#: [id, score, entry, ...], the asker's rank (0-based) or false, their score or false, how
+#: many are ranked}.
+_LADDER = """
+local top = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+local out = {}
+for i = 1, #top, 2 do
+    table.insert(out, top[i])
+    table.insert(out, top[i + 1])
+    table.insert(out, redis.call('HGET', KEYS[2], top[i]) or '')
+end
+local rank = redis.call('ZREVRANK', KEYS[1], ARGV[2])
+local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+return {out, rank or false, score or false, redis.call('ZCARD', KEYS[1])}
+"""
+
+#: KEYS: top, players. ARGV: id, score, entry.
+_SET_LADDER = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1
+"""
+
+
+class StoredRating(NamedTuple):
+    """A player's rating as stored: skill, uncertainty, rated matches."""
+
+    mu: float
+    sigma: float
+    matches: int
+
+
+class Ranked(NamedTuple):
+    """One line of the ladder as stored: the player, their display rating, what it shows."""
+
+    player_id: str
+    score: float
+    entry: dict[str, Any]
+
+
+class LadderRead(NamedTuple):
+    """The ladder's top, and where the asker stands (rank from 1; None: not ranked)."""
+
+    top: list[Ranked]
+    rank: int | None
+    score: float | None
+    ranked: int
+
+
+class RedisRatings:
+    """The ratings and the ladder on the store's Redis."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
+        self.keys = store.keys
+        redis = store.redis
+        self._apply = redis.register_script(_APPLY)
+        self._ladder = redis.register_script(_LADDER)
+        self._set_ladder = redis.register_script(_SET_LADDER)
+
+    async def rating(self, player_id: str) -> StoredRating | None:
+        """The player's rating; None when never rated."""
+        try:
+            found: Any = await self.store.redis.hmget(
+                self.keys.rating(player_id), ["mu", "sigma", "matches"]
+            )
+        except StoreFailure as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+        return _stored(found)
+
+    async def apply(
+        self,
+        player_id: str,
+        code: str,
+        before: tuple[float, float],
+        after: tuple[float, float],
+        name: str,
+        now: float,
+    ) -> tuple[bool, StoredRating]:
+        """Apply one match's change (mu and sigma, before and after) to the player's rating
+        unless match ``code`` was applied already; whether it was now, and the rating."""
+        keys = [self.keys.rating(player_id), self.keys.rated(player_id)]
+        args: list[str | float] = [code, now, *map(repr, before), *map(repr, after), name]
+        args.append(RATED_KEEP)
+        try:
+            reply: Any = await self._apply(keys=keys, args=args)
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+        stored = _stored(reply[1:])
+        assert stored is not None  # (the script has just written it, or had it)
+        return bool(reply[0]), stored
+
+    async def save_start(self, code: str, start: dict[str, Any]) -> None:
+        """Keep the ratings a rated match starts from, as long as its room is kept."""
+        try:
+            await self.store.redis.set(
+                self.keys.room_ratings(code), pack(start), ex=self.store.finished_ttl
+            )
+        except StoreFailure as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+
+    async def load_start(self, code: str) -> dict[str, Any] | None:
+        try:
+            blob: Any = await self.store.redis.get(self.keys.room_ratings(code))
+        except StoreFailure as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+        return None if blob is None else dict(unpack(blob))
+
+    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None:
+        """Put (or move) the player on the ladder at ``score`` with what it shows."""
+        keys = [self.keys.ladder_top, self.keys.ladder_players]
+        try:
+            await self._set_ladder(keys=keys, args=[player_id, repr(score), pack(entry)])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+
+    async def ladder(self, n: int, player_id: str) -> LadderRead:
+        """The ``n`` best on the ladder, and the asker's place."""
+        keys = [self.keys.ladder_top, self.keys.ladder_players]
+        try:
+            reply: Any = await self._ladder(keys=keys, args=[n, player_id])
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+        flat, rank, score, ranked = reply
+        top = [
+            Ranked(pid.decode(), float(s), dict(unpack(e)) if e else {})
+            for pid, s, e in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
+        ]
+        return LadderRead(
+            top,
+            None if rank is None else int(rank) + 1,
+            None if score is None else float(score),
+            int(ranked),
+        )
+
+
+def _stored(fields: list[Any]) -> StoredRating | None:
+    mu, sigma, matches = fields
+    if mu is None or sigma is None:
+        return None
+    return StoredRating(float(mu), float(sigma), int(matches or 0))
