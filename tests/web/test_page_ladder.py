@@ -18,8 +18,12 @@ from tests.web.driver import act, shown, state
 from tests.web.test_page_profile import key_of, keys_in, open_profile, prefix_of
 from tests.web.test_page_screens import shoot_all
 
-#: "Rating 0.0 → 1.3 (+1.3)": before and after, one decimal, and the signed change.
-RATING_CHANGE = re.compile(r"^Rating -?\d+\.\d → -?\d+\.\d \([+−]\d+\.\d\)$")
+#: "Rating 0.0 → 1.3 (+1.3) · skill 25.0 → 24.6": the rating before and after, one decimal,
+#: the signed change, and the skill estimate under it (a rating rises as its uncertainty
+#: falls, a lost match too).
+RATING_CHANGE = re.compile(
+    r"^Rating -?\d+\.\d → -?\d+\.\d \([+−]\d+\.\d\) · skill -?\d+\.\d → -?\d+\.\d$"
+)
 #: Players put on the ladder before the page asks for it: more than the 100 it shows.
 LADDER = 105
 

@@ -67,7 +67,7 @@ const EN = {
   ladder_you_none: "You: no rating yet (quick matches give one).",
   you_tag: "you",
   ladder_empty: "Nobody is ranked yet.",
-  rating_change: "Rating {before} → {after} ({delta})",
+  rating_change: "Rating {before} → {after} ({delta}) · skill {mu_before} → {mu_after}",
   err_bad_key: "That player code is unknown or was replaced.",
 };
 
@@ -136,7 +136,7 @@ const ZH = {
   ladder_you_none: "你：还没有等级分（快速匹配即可获得）。",
   you_tag: "你",
   ladder_empty: "还没有人上榜。",
-  rating_change: "等级分 {before} → {after}（{delta}）",
+  rating_change: "等级分 {before} → {after}（{delta}）· 实力 {mu_before} → {mu_after}",
   err_bad_key: "这个玩家码不存在或已被更换。",
 };
 
@@ -205,7 +205,7 @@ const DE = {
   ladder_you_none: "Du: noch keine Wertung (schnelle Partien geben eine).",
   you_tag: "du",
   ladder_empty: "Noch niemand ist gelistet.",
-  rating_change: "Wertung {before} → {after} ({delta})",
+  rating_change: "Wertung {before} → {after} ({delta}) · Stärke {mu_before} → {mu_after}",
   err_bad_key: "Dieser Spielercode ist unbekannt oder wurde ersetzt.",
 };
 
@@ -274,7 +274,7 @@ const ID = {
   ladder_you_none: "Anda: belum ada rating (pertandingan cepat memberinya).",
   you_tag: "Anda",
   ladder_empty: "Belum ada yang berperingkat.",
-  rating_change: "Rating {before} → {after} ({delta})",
+  rating_change: "Rating {before} → {after} ({delta}) · kekuatan {mu_before} → {mu_after}",
   err_bad_key: "Kode pemain itu tidak dikenal atau sudah diganti.",
 };
 

@@ -126,6 +126,8 @@ export function renderRatingChange() {
     before: num(change.before.rating),
     after: num(change.after.rating),
     delta: `${delta >= 0 ? "+" : "−"}${num(Math.abs(delta))}`,
+    mu_before: num(change.before.mu),
+    mu_after: num(change.after.mu),
   });
   if (el.textContent !== text) el.textContent = text;
   el.className = `rating-change ${delta >= 0 ? "up" : "down"}`;
