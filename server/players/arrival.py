@@ -51,6 +51,9 @@ class Arrivals:
                 issued = await self.identities.key_for(session.player_id)
                 return Arrival(session, resumed=True, returning=True, issued=issued)
             if session is not None and known is not None and session.player_id == known.player_id:
+                if hello.name != session.name and session.room is None:
+                    # a new name outside any room: the player's next session is under it
+                    return await self._new_session(hello, known.player_id, address)
                 if known.session != session.token:
                     await self.identities.note_session(known.player_id, session.token)
                 return Arrival(session, resumed=True, returning=True)
@@ -68,7 +71,11 @@ class Arrivals:
             session = await self.sessions.resume(known.session)
             if session is not None and session.player_id == known.player_id:
                 return Arrival(session, resumed=True, returning=True)
+        return await self._new_session(hello, known.player_id, address)
+
+    async def _new_session(self, hello: Hello, player_id: str, address: str) -> Arrival:
+        """A new session of a known player, under the hello's name."""
         await self.limits.new_session(address)
-        session = await self.sessions.open(hello.name, known.player_id)
-        await self.identities.note_session(known.player_id, session.token)
+        session = await self.sessions.open(hello.name, player_id)
+        await self.identities.note_session(player_id, session.token)
         return Arrival(session, resumed=False, returning=True)

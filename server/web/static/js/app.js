@@ -14,9 +14,12 @@ import { sayAloud } from "./chat.js";
 import { spokenPlay } from "./i18n.js";
 import { autoPass, labelKeys, restoreForms, wire } from "./input.js";
 import { actOnLink, getHistory, listRooms, readLink } from "./lobby.js";
+import { wireLadder } from "./ladder.js";
 import { applyMotion } from "./motion.js";
 import { announce, clearToast, conn, hand, listen, renderNow, setRenderer, state, toast, ui } from "./page.js";
 import { applyLanguage, render } from "./screens.js";
+import { readKeyLink, welcomed, wireKey } from "./player_key.js";
+import { newKeyCame, wireProfile } from "./profile.js";
 import { played } from "./sound.js";
 import { cardRank } from "./rules.js";
 import { mySeat, myTurn } from "./state.js";
@@ -36,10 +39,12 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   }
   if (msg.type === "welcome") {
     if (ui.usableAt === null) ui.usableAt = performance.now();
+    welcomed(/** @type {any} */ (msg));
     if (!msg.room) actOnLink();
     listRooms();
     getHistory();
   }
+  if (msg.type === "player_key") newKeyCame();
   if (msg.type === "chat_said") sayAloud(/** @type {any} */ (msg));
   if (msg.type === "rematch_asked" && state.rematch) announce(rematchText());
   if (msg.type === "replay") {
@@ -91,7 +96,11 @@ listen(react);
 applyMotion();
 setRenderer(render);
 readLink();
+readKeyLink();
 wire();
+wireKey();
+wireProfile();
+wireLadder();
 restoreForms();
 applyLanguage();
 labelKeys();

@@ -1,12 +1,15 @@
 // @ts-check
-// The page's websocket to its own server: hello with the session token kept in this
-// browser, request ids, reconnecting (within about a second while the server was reachable a
+// The page's websocket to its own server: hello with the session token and the lasting
+// player key kept in this browser (a key the server issues is kept), request ids, reconnecting (within about a second while the server was reachable a
 // moment ago, further apart later), and a ping that finds a dead link.
 //
 // The socket's comings and goings reach the page as messages of their own, for the
 // reducer: `_open`, `_closed` (a live link dropped: reconnecting), `_down` (the server
-// cannot be reached; `retryIn` seconds to the next try) and `_outdated` (the server speaks
-// another protocol version: the page must be reloaded).
+// cannot be reached; `retryIn` seconds to the next try), `_outdated` (the server speaks
+// another protocol version: the page must be reloaded), `_key_refused` (the server knows
+// this browser's player key no more: replaced elsewhere; no retry until the person chooses)
+// and `_elsewhere` (a newer connection of this player, another tab or device, took over;
+// no retry until the person asks). No message handed on carries the key.
 
 import { decode, encode, PROTOCOL_VERSION, ProtocolError } from "./codec.js";
 
@@ -25,8 +28,34 @@ export const BACKOFF = Object.freeze([2, 4, 8, 15]);
  * taken for dead. */
 const PING_EVERY = 15;
 const PING_WAIT = 10;
+/** The close code of a connection replaced by a newer one of the same player
+ * (server/cluster/node.py CLOSE_REPLACED). */
+export const CLOSE_REPLACED = 4000;
 /** Names are 1..24 characters (code points) on the server. */
 export const NAME_MAX = 24;
+
+/** A link to this page as a player: the key in its fragment. */
+const KEY_LINK_RE = /#player=([^&\s]+)/;
+/** A player key as the server issues it (server/players/keys.py): `PID.SECRET`. */
+export const KEY_RE = /^p[0-9a-f]{12,32}\.[A-Za-z0-9_-]{22,86}$/;
+
+/**
+ * The key in what was typed or pasted: a code (spaces and line breaks inside forgiven), or
+ * a whole link with the code in its fragment; null when it is neither.
+ * @param {string} text
+ */
+export function keyFrom(text) {
+  const raw = String(text ?? "");
+  const link = KEY_LINK_RE.exec(raw);
+  let key = link ? link[1] : raw;
+  try {
+    key = decodeURIComponent(key);
+  } catch {
+    return null;
+  }
+  key = key.replace(/\s+/g, "");
+  return KEY_RE.test(key) ? key : null;
+}
 
 /**
  * A name the server accepts: trimmed, at most 24 code points, never empty.
@@ -75,6 +104,7 @@ export class Connection {
    *   name: () => string,
    *   storage: Storage,
    *   tokenKey: string,
+   *   keyKey: string,
    *   onMessage: (msg: {type: string, [k: string]: any}) => void,
    * }} options
    */
@@ -103,6 +133,29 @@ export class Connection {
     return this.options.storage.getItem(this.options.tokenKey);
   }
 
+  /** The lasting player key of this browser for this server, if any (a secret). */
+  get playerKey() {
+    return this.options.storage.getItem(this.options.keyKey);
+  }
+
+  /** Go on as the player of `key` (a code typed, a link opened): the session kept was
+   * perhaps another player's, so it goes, and the next hello speaks for the key. */
+  useKey(/** @type {string} */ key) {
+    this.keepKey(key);
+    this.restart();
+  }
+
+  /** Keep `key` as this browser's player key (said in the next hello). */
+  keepKey(/** @type {string} */ key) {
+    this.options.storage.setItem(this.options.keyKey, key);
+  }
+
+  /** Start over as a new player: no key, no session (the server gives a new key). */
+  newPlayer() {
+    this.options.storage.removeItem(this.options.keyKey);
+    this.restart();
+  }
+
   start() {
     this.stopped = false;
     this.open();
@@ -129,6 +182,7 @@ export class Connection {
         name: cleanName(this.options.name()),
         version: PROTOCOL_VERSION,
         token: this.token ?? undefined,
+        player_key: this.playerKey ?? undefined,
       };
       ws.send(encode(hello));
     };
@@ -143,13 +197,20 @@ export class Connection {
       }
       this.received(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPing();
       const wasLive = this.welcomed;
       this.welcomed = false;
       if (this.stopped) return;
+      if (event.code === CLOSE_REPLACED) {
+        // another tab or device of this player took over: going back at once would take
+        // it from them in turn, and so on; the person says where to play
+        this.stopped = true;
+        this.options.onMessage({ type: "_elsewhere" });
+        return;
+      }
       if (this.quickRetry) {
         this.quickRetry = false;
         this.open();
@@ -166,6 +227,12 @@ export class Connection {
 
   /** @param {{type: string, [k: string]: any}} msg */
   received(msg) {
+    if (msg.type === "welcome" || msg.type === "player_key") {
+      // a key issued (a new player, or a new key asked for) is kept, and goes no further
+      const { player_key: key, ...rest } = msg;
+      if (typeof key === "string" && key) this.options.storage.setItem(this.options.keyKey, key);
+      msg = rest;
+    }
     if (msg.type === "welcome") {
       this.welcomed = true;
       this.attempt = 0;
@@ -179,6 +246,13 @@ export class Connection {
         this.options.storage.removeItem(this.options.tokenKey);
         this.options.onMessage(msg);
         this.quickRetry = true;
+        this.ws?.close();
+        return;
+      }
+      if (msg.code === "bad_key") {
+        // the key was replaced on another device (or is unknown): no retry with it
+        this.stopped = true;
+        this.options.onMessage({ type: "_key_refused" });
         this.ws?.close();
         return;
       }
@@ -204,9 +278,21 @@ export class Connection {
     if (this.ws === null && !this.stopped) this.open();
   }
 
-  /** Close and say hello again: a new session (after a change of name). */
+  /** Close and say hello again: a new session (after a change of name, or as another
+   * player); also after the link was stopped (a refused key, another tab took over). */
   restart() {
+    this.stopped = false;
     this.options.storage.removeItem(this.options.tokenKey);
+    const ws = this.ws;
+    this.quickRetry = true;
+    if (ws) ws.close();
+    else this.open();
+  }
+
+  /** Close and say hello again on the same session, under the name as it is now: a
+   * player's new name (the server opens them a session under it). */
+  rename() {
+    this.stopped = false;
     const ws = this.ws;
     this.quickRetry = true;
     if (ws) ws.close();

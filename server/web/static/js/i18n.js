@@ -4,6 +4,7 @@
 // Chinese names (SPEC section 4), plays written and spoken, the bots' and default names.
 // No DOM here: node tests check that every language has every key.
 
+import { PLAYER_WORDS } from "./i18n_player.js";
 import { RANK_TEXT, Rank, mainFirst } from "./rules.js";
 
 /** @typedef {"en" | "zh" | "de" | "id"} Lang */
@@ -329,6 +330,7 @@ const EN = {
   rank_13_pl: "kings",
   rank_14_pl: "aces",
   rank_15_pl: "twos",
+  ...PLAYER_WORDS.en,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -621,6 +623,7 @@ const ZH = {
   rank_13_pl: "K",
   rank_14_pl: "A",
   rank_15_pl: "2",
+  ...PLAYER_WORDS.zh,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -913,6 +916,7 @@ const DE = {
   rank_13_pl: "Könige",
   rank_14_pl: "Asse",
   rank_15_pl: "Zweien",
+  ...PLAYER_WORDS.de,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -1205,6 +1209,7 @@ const ID = {
   rank_13_pl: "king",
   rank_14_pl: "as",
   rank_15_pl: "dua",
+  ...PLAYER_WORDS.id,
 };
 
 /** Every language's strings, by language. */

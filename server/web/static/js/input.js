@@ -73,12 +73,12 @@ export function restoreForms() {
 }
 
 /** @param {string} text @param {EventTarget | null} target */
-function copy(text, target) {
+export function copy(text, target) {
   const b = /** @type {HTMLButtonElement} */ (target);
   const done = () => {
     b.textContent = ui.t("copied");
     setTimeout(() => {
-      b.textContent = ui.t("copy");
+      b.textContent = ui.t(b.dataset.i18n ?? "copy");
     }, 2000);
   };
   const fallback = () => {
@@ -196,7 +196,7 @@ function wireLobby() {
     prefs.named = true;
     savePrefs();
     if (changed && state.room === null) {
-      conn.restart(); // a name belongs to a session: a new one
+      conn.rename(); // a name belongs to a session: the player's next one
       toast(ui.t("name_saved"));
     } else if (ui.pending) enterPending();
     scheduleRender();
@@ -207,7 +207,7 @@ function wireLobby() {
       prefs.name = name;
       prefs.named = true;
       savePrefs();
-      conn.restart(); // the link is acted on after the new hello
+      conn.rename(); // the link is acted on after the new hello
       return;
     }
     prefs.named = true;

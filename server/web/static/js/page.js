@@ -47,6 +47,17 @@ export const ui = {
   autoPassed: "",
   /** my clock ran out once: one more time in a row and a bot plays for me */
   timedOut: false,
+  /** a player code from a link, another player's than this browser's: asked first */
+  /** @type {string | null} */
+  linkKey: null,
+  /** a code or link was just taken up: say so once its hello is welcomed */
+  movedIn: false,
+  /** @type {"profile" | "ladder" | null} the lobby's sheet open over it */
+  sheet: null,
+  /** the profile's page of matches (offset), and whether its code and link are shown */
+  profileOffset: 0,
+  keyShown: false,
+  newKeyArmed: false,
 };
 ui.t = translator(ui.lang);
 // a name this browser did not choose is the default one, in the page's language (玩家 123)
@@ -73,6 +84,7 @@ export const conn = new Connection({
   name: () => prefs.name,
   storage: store,
   tokenKey: `ddz.token.${location.host}`,
+  keyKey: `ddz.player.${location.host}`,
   onMessage: dispatch,
 });
 

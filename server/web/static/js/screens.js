@@ -5,9 +5,12 @@
 import { bubbleLive, fillChat } from "./chat.js";
 import { $, button, input } from "./dom.js";
 import { afterRender } from "./motion.js";
+import { renderLadder, renderRatingChange } from "./ladder.js";
 import { renderOverlays } from "./overlays.js";
 import { dispatch, scheduleRender, state, ui } from "./page.js";
+import { renderKeyParts } from "./player_key.js";
 import { prefs } from "./prefs.js";
+import { renderProfile } from "./profile.js";
 import { translator } from "./i18n.js";
 import { tickClock } from "./sound.js";
 import { mySeat, secondsLeft } from "./state.js";
@@ -47,6 +50,10 @@ export function render() {
   else if (screen === "waiting") renderWaiting();
   else renderTable();
   renderOverlays();
+  renderRatingChange();
+  renderKeyParts();
+  renderProfile();
+  renderLadder();
   tick();
   afterRender();
 }
@@ -59,6 +66,8 @@ function renderStatus() {
   else if (state.conn === "reconnecting") text = t("reconnecting");
   else if (state.conn === "down") text = t("server_down", { s: state.retryIn ?? 1 });
   else if (state.conn === "outdated") text = t("outdated");
+  else if (state.conn === "refused") text = t("key_refused");
+  else if (state.conn === "elsewhere") text = t("playing_elsewhere");
   box.hidden = text === "";
   box.dataset.state = state.conn;
   $("status-text").textContent = text;
@@ -109,7 +118,7 @@ function renderLobby() {
   const nameBox = input("name");
   if (document.activeElement !== nameBox) nameBox.value = prefs.name;
   const open = state.conn === "open";
-  for (const id of ["practice-start", "quick-start", "create-start", "join-btn", "watch-btn"]) {
+  for (const id of ["practice-start", "quick-start", "create-start", "join-btn", "watch-btn", "profile-open", "ladder-open"]) {
     button(id).disabled = !open;
   }
   const q = state.queue;
@@ -163,31 +172,36 @@ function renderHistory() {
     li.textContent = t("no_history");
     list.append(li);
   }
-  for (const e of entries) {
-    const li = document.createElement("li");
-    li.dataset.code = e.code;
-    const info = document.createElement("span");
-    const date = document.createElement("strong");
-    date.textContent = when(e.ended_at);
-    const result = document.createElement("span");
-    result.className = `result ${e.result}`;
-    result.textContent = t(`result_${e.result}`);
-    const totals = e.totals
-      .map((/** @type {number} */ v, /** @type {number} */ i) => {
-        const who = e.seats[i] ? nameOf(e.seats[i]) : `${i + 1}`;
-        return `${i === e.your_seat ? t("seats_you", { name: who }) : who} ${signed(v)}`;
-      })
-      .join(", ");
-    const line = ` · ${t(`mode_${e.mode}`)} · ${t("deals_played", { n: e.deals, total: e.deals_total })} · `;
-    info.append(date, line, result, ` · ${totals}`);
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = t("replay");
-    b.dataset.replay = e.code;
-    b.setAttribute("aria-label", t("replay_of", { date: when(e.ended_at) }));
-    li.append(info, b);
-    list.append(li);
-  }
+  for (const e of entries) list.append(historyItem(e));
+}
+
+/** One match of mine as a list item: date, mode, deals, totals, result, and Replay.
+ * @param {any} e a HistoryEntry */
+export function historyItem(e) {
+  const t = ui.t;
+  const li = document.createElement("li");
+  li.dataset.code = e.code;
+  const info = document.createElement("span");
+  const date = document.createElement("strong");
+  date.textContent = when(e.ended_at);
+  const result = document.createElement("span");
+  result.className = `result ${e.result}`;
+  result.textContent = t(`result_${e.result}`);
+  const totals = e.totals
+    .map((/** @type {number} */ v, /** @type {number} */ i) => {
+      const who = e.seats[i] ? nameOf(e.seats[i]) : `${i + 1}`;
+      return `${i === e.your_seat ? t("seats_you", { name: who }) : who} ${signed(v)}`;
+    })
+    .join(", ");
+  const line = ` · ${t(`mode_${e.mode}`)} · ${t("deals_played", { n: e.deals, total: e.deals_total })} · `;
+  info.append(date, line, result, ` · ${totals}`);
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = t("replay");
+  b.dataset.replay = e.code;
+  b.setAttribute("aria-label", t("replay_of", { date: when(e.ended_at) }));
+  li.append(info, b);
+  return li;
 }
 
 function renderWaiting() {

@@ -17,7 +17,7 @@ export const SEATS = 3;
  * @typedef {{deadline: number, serverTime: number, received: number}} Countdown
  * @typedef {{cards: number[], kind: string} | "pass" | null} TrickSlot
  * @typedef {{
- *   conn: "connecting" | "open" | "reconnecting" | "down" | "outdated",
+ *   conn: "connecting" | "open" | "reconnecting" | "down" | "outdated" | "refused" | "elsewhere",
  *   retryIn: number | null,
  *   me: {playerId: string, name: string} | null,
  *   live: boolean,
@@ -37,6 +37,9 @@ export const SEATS = 3;
  *   replay: Msg | null,
  *   history: Msg[] | null,
  *   paused: boolean,
+ *   profile: Msg | null,
+ *   ladder: Msg | null,
+ *   ratingChange: Msg | null,
  * }} State
  */
 
@@ -63,6 +66,9 @@ export function initialState() {
     replay: null,
     history: null,
     paused: false,
+    profile: null,
+    ladder: null,
+    ratingChange: null,
   };
 }
 
@@ -173,7 +179,9 @@ function withTable(state, changes, more = {}) {
  * The next state after one message.
  * @param {State} state
  * @param {Msg} msg a server message, or one of the socket's: `_open`, `_closed`,
- *   `_down` (with `retryIn` seconds), `_outdated`, `_dismiss` (forget the error/notice),
+ *   `_down` (with `retryIn` seconds), `_outdated`, `_key_refused` (this browser's player key
+ *   was refused), `_elsewhere` (another tab or device took this player's session over),
+ *   `_dismiss` (forget the error/notice),
  *   `_lobby` (leave a finished room's result screen), `_replay_closed` (the replay viewer
  *   closed: its hands are dropped), `_rematch_dismissed` (the rematch offer put away)
  * @param {number} now local monotonic seconds
@@ -199,6 +207,23 @@ export function reduce(state, msg, now) {
       return { ...state, conn: "down", retryIn: msg.retryIn, live: false, countdown: null };
     case "_outdated":
       return { ...state, conn: "outdated", live: false };
+    case "_key_refused":
+      // this browser's player key is no player's now: no session, no record of theirs
+      return {
+        ...state,
+        conn: "refused",
+        live: false,
+        room: null,
+        result: null,
+        closed: null,
+        countdown: null,
+        queue: null,
+        profile: null,
+        ladder: null,
+        history: null,
+      };
+    case "_elsewhere":
+      return { ...state, conn: "elsewhere", live: false, countdown: null, queue: null };
     case "_dismiss":
       return { ...state, error: null, notice: null };
     case "_lobby":
@@ -210,6 +235,10 @@ export function reduce(state, msg, now) {
     // --- session and lobby --------------------------------------------------------
     case "welcome": {
       const me = { playerId: msg.player_id, name: msg.name };
+      if (state.me !== null && state.me.playerId !== me.playerId) {
+        // another player now (a code, a link, a new start): the last one's record goes
+        state = { ...state, history: null, profile: null, ladder: null, ratingChange: null };
+      }
       if (msg.room) return { ...state, me, conn: "open" };
       // In no room: a room shown from before the drop has ended meanwhile.
       const hadRoom = state.room !== null && state.result === null;
@@ -243,6 +272,12 @@ export function reduce(state, msg, now) {
       return { ...state, rooms: msg.rooms };
     case "history":
       return { ...state, history: msg.entries };
+    case "profile":
+      return { ...state, profile: msg };
+    case "leaderboard":
+      return { ...state, ladder: msg };
+    case "rating_changed":
+      return { ...state, ratingChange: msg };
     case "replay":
       return { ...state, replay: msg };
     case "rematch_asked": {
