@@ -33,7 +33,8 @@ OFF_SCREEN = """() => {
   const wide = [...document.querySelectorAll('body *')].filter((e) => {
     const r = e.getBoundingClientRect();
     return r.width > 0 && r.right > w + 1;
-  }).slice(-4).map((e) => `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`);
+  }).slice(-4).map((e) =>
+    `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`);
   return { out, scroll: document.documentElement.scrollWidth - w, wide };
 }"""
 
