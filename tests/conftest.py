@@ -35,16 +35,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mark_layers(items)
 
 
+def _parallel_worker(config: pytest.Config) -> bool:
+    """Whether this process is one of pytest-xdist's workers (the controller checks for
+    what the workers left, once they have ended)."""
+    return hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when it leaves a process behind: a server, redis-server, bot-pool
     worker or client it started (its own children, or re-parented to init once their
     parent died), told from other runs' by the environment marker every child inherits.
-    They are named, then killed."""
+    They are named, then killed. In a parallel run the controller does this after its
+    workers have ended, for every worker's marker (a worker's own result would not reach
+    the run's exit status)."""
     marker = session.config.stash.get(_MARKER, None)
-    if marker is None:
+    if marker is None or _parallel_worker(session.config):
         return
     me = os.getpid()
-    candidates = set(processes.marked(marker)) | set(processes.descendants(me))
+    candidates = set(processes.marked(marker, family=True)) | set(processes.descendants(me))
     candidates = {
         pid
         for pid in candidates

@@ -1,7 +1,11 @@
 """The processes a test run started, found through /proc (Linux): each child of the run
 inherits the marker ``DDZ_TEST_SESSION`` in its environment, so processes left by this run
 are told from anyone else's (other test runs, servers on the same machine), even after they
-were re-parented to init when their parent died."""
+were re-parented to init when their parent died.
+
+Run in parallel (pytest-xdist), each worker's marker is the controller's followed by the
+worker's id, so the controller finds at the end what any worker left, even a worker that
+died."""
 
 from __future__ import annotations
 
@@ -11,12 +15,19 @@ import uuid
 from pathlib import Path
 
 MARKER = "DDZ_TEST_SESSION"
+#: Set by pytest-xdist in each of its workers: ``gw0``, ``gw1``...
+WORKER = "PYTEST_XDIST_WORKER"
 PROC = Path("/proc")
 
 
 def mark_session() -> str:
-    """Give this process (and so every process it starts from now on) a marker of its own."""
-    os.environ[MARKER] = uuid.uuid4().hex
+    """Give this process (and so every process it starts from now on) a marker of its own:
+    in a parallel run's worker, its controller's marker with the worker's id after it."""
+    inherited, worker = os.environ.get(MARKER), os.environ.get(WORKER)
+    if inherited and worker:
+        os.environ[MARKER] = f"{inherited}-{worker}"
+    else:
+        os.environ[MARKER] = uuid.uuid4().hex
     return os.environ[MARKER]
 
 
@@ -64,14 +75,22 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def marked(marker: str) -> list[int]:
-    """Living processes, other than this one, whose environment holds ``marker``."""
+def _holds(environ: bytes, marker: str, family: bool) -> bool:
     needle = f"{MARKER}={marker}".encode()
+    for entry in environ.split(b"\0"):
+        if entry == needle or (family and entry.startswith(needle + b"-")):
+            return True
+    return False
+
+
+def marked(marker: str, family: bool = False) -> list[int]:
+    """Living processes, other than this one, whose environment holds ``marker``; with
+    ``family``, also those of the parallel workers under it (``marker-gw0``...)."""
     me = os.getpid()
     return [
         pid
         for pid in pids()
-        if pid != me and alive(pid) and needle in _read(pid, "environ").split(b"\0")
+        if pid != me and alive(pid) and _holds(_read(pid, "environ"), marker, family)
     ]
 
 
