@@ -1,0 +1,446 @@
+"""Chaos run: real processes playing timed matches while servers, Redis and clients fail.
+
+Three ``ddz-server`` processes share a Redis primary with one replica, watched by three
+Sentinels (``redis+sentinel://``), all real binaries on 127.0.0.1 (``chaos_cluster.py``).
+Headless clients (``ddz --auto normal --json``, each with a saved session of its own) play
+private 3-deal rooms with clocks: three people, or one person and two bots, and watchers;
+the people of one room connect to different servers, so their requests are forwarded. For
+``--duration`` seconds matches keep starting (about ``--clients`` clients at a time) and, at
+random moments (``--seed``), one of:
+
+- a server killed with ``-9`` and started again on its port after 0.5-5 s;
+- the Redis primary killed with ``-9``: the Sentinels promote the replica (a failover); the
+  old node comes back as the new replica;
+- a Redis node (the primary or the replica) stopped with SIGSTOP for 0.5-3 s;
+- a client killed with ``-9`` and started again after 0.2-3 s: it resumes its seat with its
+  session token.
+
+Then every client is given time to finish, and each match's journal (``ddz:room:{CODE}:log``)
+is replayed and held to what each of its clients saw (``chaos_check.py``): versions, plays,
+totals. It prints the faults survived and the counts (actions seen, lost, doubled; matches
+unfinished; clients stuck; processes left after the end), and exits 1 on any of those.
+
+The servers save with ``--redis-wait-replicas 1`` and the nodes sync ``appendfsync always``
+by default: the level whose promise is "nothing anyone saw is lost" through a failover.
+``--wait-replicas 0 --appendfsync everysec`` runs the default level (which may lose the last
+writes to a failover; the counts say whether it did). Run from the repository root::
+
+    .venv/bin/python benchmarks/chaos.py --duration 60 --clients 30 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from chaos_check import Journal, Message, judge, read_journal
+from chaos_cluster import RedisGroup, ServerGroup, alive
+
+from client.headless import EXIT_CONNECT
+from server.children import die_with_parent
+from server.store.redis_store import RedisStore
+
+PREFIX = "chaos:"
+DDZ = [sys.executable, "-m", "client.cli"]
+#: Seconds every client has, after the last match started, to finish.
+FINISH_GRACE = 240.0
+
+
+@dataclass
+class Client:
+    """One headless person or watcher, over its incarnations (a drop ends one)."""
+
+    name: str
+    role: str  # "creator", "joiner", "watcher"
+    server: str
+    args: list[str]
+    state_dir: Path
+    messages: list[Message] = field(default_factory=list)
+    process: asyncio.subprocess.Process | None = None
+    incarnations: int = 0
+    exit_codes: list[int] = field(default_factory=list)
+    dropped: int = 0
+    reader: asyncio.Task[None] | None = None
+    dealt: asyncio.Event = field(default_factory=asyncio.Event)
+    errors: dict[str, int] = field(default_factory=dict)
+    connect_tries: int = 0
+    #: Set at the end of the run: no more starts.
+    retired: bool = False
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    async def start(self) -> None:
+        env = {**os.environ, "XDG_STATE_HOME": str(self.state_dir), "DDZ_NAME": self.name}
+        parent = os.getpid()
+        self.process = await asyncio.create_subprocess_exec(
+            *DDZ,
+            "--server",
+            self.server,
+            "--auto",
+            "normal",
+            "--json",
+            "--reconnect-for",
+            "120",
+            *self.args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+            preexec_fn=lambda: die_with_parent(parent),
+        )
+        self.incarnations += 1
+        self.reader = asyncio.ensure_future(self._read(self.process))
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        while line := await process.stdout.readline():
+            with contextlib.suppress(ValueError):
+                message: Message = json.loads(line)
+                self.messages.append(message)
+                if message.get("type") == "deal_started":
+                    self.dealt.set()
+                elif message.get("type") == "error":
+                    refusal = str(message.get("code"))
+                    self.errors[refusal] = self.errors.get(refusal, 0) + 1
+        status = await process.wait()
+        self.exit_codes.append(status)
+        unreached = status == EXIT_CONNECT and not self.messages
+        if unreached and self.connect_tries < 20 and not self.retired:
+            # the server was down when it first tried (a kill): a person tries again
+            self.connect_tries += 1
+            await asyncio.sleep(1)
+            await self.start()
+
+    async def wait(self) -> None:
+        while self.reader is not None and not self.reader.done():
+            await asyncio.shield(self.reader)  # (a retried start replaces the reader)
+
+    async def kill(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+        await self.wait()
+
+    def code(self) -> str | None:
+        for message in self.messages:
+            room = message.get("room")
+            if isinstance(room, dict) and room.get("code"):
+                return str(room["code"])
+        return None
+
+
+@dataclass
+class Match:
+    code: str
+    kind: str
+    clients: list[Client]
+
+
+@dataclass
+class Faults:
+    server_kills: int = 0
+    failovers: int = 0
+    failover_seconds: list[float] = field(default_factory=list)
+    redis_pauses: int = 0
+    client_drops: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+class Run:
+    def __init__(self, opts: argparse.Namespace, root: Path) -> None:
+        self.opts = opts
+        self.root = root
+        self.rng = random.Random(opts.seed)
+        self.redis = RedisGroup(root, opts.appendfsync)
+        extra = [
+            "--log-level", "WARNING", "--lease-ttl", "3", "--bot-speed", "fast",
+            "--bid-timeout", "10", "--play-timeout", "10", "--ready-timeout", "3",
+            "--resume-grace", "3", "--idle-room-timeout", "120", "--finished-ttl", "86400",
+            "--max-connections-per-address", "0", "--open-rooms-per-address", "0",
+            "--new-rooms-per-address", "0", "--new-sessions-per-address", "0",
+            "--failed-joins-per-address", "0", "--strong-bots-per-address", "0",
+        ]  # fmt: skip
+        if opts.wait_replicas:
+            extra += ["--redis-wait-replicas", str(opts.wait_replicas)]
+            extra += ["--redis-wait-timeout-ms", "1000"]
+        store = ["--redis-url", self.redis.url, "--key-prefix", PREFIX]
+        self.servers = ServerGroup(root, opts.servers, store, extra)
+        self.matches: list[Match] = []
+        self.faults = Faults()
+        self.serial = 0
+        self.redis_busy = asyncio.Lock()
+        #: Clients being started (counted as live), and those still running at the end.
+        self._starting = 0
+        self.stuck: list[Client] = []
+
+    # --- clients and matches ----------------------------------------------------------
+
+    def _client(self, role: str, server: int, args: list[str]) -> Client:
+        self.serial += 1
+        name = f"p{self.serial}"
+        state = self.root / "clients" / name
+        state.mkdir(parents=True)
+        return Client(name, role, self.servers.url(server), args, state)
+
+    def live_clients(self) -> int:
+        return sum(c.running for m in self.matches for c in m.clients) + self._starting
+
+    async def start_match(self) -> None:
+        people = self.rng.random() < 0.6
+        first = self.rng.randrange(len(self.servers.ports))
+        watchers = self.rng.randrange(0, 3)
+        self._starting += (3 if people else 1) + watchers
+        try:
+            create = ["create", "--deals", "3"]
+            if not people:
+                create += ["--bots", "normal", "--speed", "fast"]
+            creator = self._client("creator", first, create)
+            await creator.start()
+            code = None
+            deadline = time.monotonic() + 60
+            while code is None and time.monotonic() < deadline and creator.running:
+                await asyncio.sleep(0.05)
+                code = creator.code()
+            if code is None:
+                await creator.kill()
+                self.faults.failed.append(f"{creator.name}: no room created")
+                return
+            clients = [creator]
+            for i in range(2 if people else 0):
+                joiner = self._client("joiner", first + 1 + i, ["join", code])
+                await joiner.start()
+                clients.append(joiner)
+            for _ in range(watchers):
+                watcher = self._client("watcher", self.rng.randrange(3), ["watch", code])
+                await watcher.start()
+                clients.append(watcher)
+            self.matches.append(Match(code, "people" if people else "bots", clients))
+        finally:
+            self._starting -= (3 if people else 1) + watchers
+
+    async def keep_playing(self, until: float) -> None:
+        starting: set[asyncio.Task[None]] = set()
+        while time.monotonic() < until:
+            if self.live_clients() < self.opts.clients:
+                task = asyncio.ensure_future(self.start_match())
+                starting.add(task)
+                task.add_done_callback(starting.discard)
+            await asyncio.sleep(0.3)
+        if starting:
+            await asyncio.gather(*starting)
+
+    # --- faults -----------------------------------------------------------------------
+
+    async def make_faults(self, until: float) -> None:
+        pending: set[asyncio.Task[None]] = set()
+        await asyncio.sleep(self.rng.uniform(3, 6))
+        while time.monotonic() < until:
+            fault = self.rng.choice(
+                [self.kill_server, self.kill_primary, self.pause_redis, self.drop_client]
+            )
+            task = asyncio.ensure_future(self._guarded(fault))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+            await asyncio.sleep(self.rng.expovariate(1 / self.opts.fault_every))
+        if pending:
+            await asyncio.gather(*pending)
+
+    async def _guarded(self, fault: Any) -> None:
+        try:
+            await fault()
+        except Exception as exc:
+            self.faults.failed.append(f"{fault.__name__}: {exc}")
+
+    async def kill_server(self) -> None:
+        port = self.rng.choice(self.servers.ports)
+        if self.servers.processes[port].poll() is not None:
+            return
+        self.servers.kill(port)
+        self.faults.server_kills += 1
+        await asyncio.sleep(self.rng.uniform(0.5, 5))
+        self.servers.start(port)
+
+    async def kill_primary(self) -> None:
+        if self.redis_busy.locked():
+            return
+        async with self.redis_busy:
+            took = await asyncio.to_thread(self.redis.kill_primary)
+            self.faults.failovers += 1
+            self.faults.failover_seconds.append(round(took, 1))
+
+    async def pause_redis(self) -> None:
+        if self.redis_busy.locked():
+            return
+        async with self.redis_busy:
+            primary = self.redis.primary()
+            if primary is None:
+                return
+            port = primary if self.rng.random() < 0.7 else self.redis.replica()
+            await asyncio.to_thread(self.redis.pause, port, self.rng.uniform(0.5, 3))
+            self.faults.redis_pauses += 1
+
+    async def drop_client(self) -> None:
+        # a client whose match has started (a creator dropped before its bots are seated
+        # would wait for them)
+        live = [c for m in self.matches for c in m.clients if c.running and c.dealt.is_set()]
+        if not live:
+            return
+        client = self.rng.choice(live)
+        await client.kill()
+        client.dropped += 1
+        self.faults.client_drops += 1
+        await asyncio.sleep(self.rng.uniform(0.2, 3))
+        if client.role == "creator":  # back into its room, not a new one
+            client.args = ["join", client.code() or ""]
+        await client.start()
+
+    # --- the run ----------------------------------------------------------------------
+
+    async def play(self) -> None:
+        until = time.monotonic() + self.opts.duration
+        await asyncio.gather(self.keep_playing(until), self.make_faults(until))
+        deadline = time.monotonic() + FINISH_GRACE
+        everyone = [c for m in self.matches for c in m.clients]
+        while any(c.running for c in everyone) and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        self.stuck = [c for c in everyone if c.running]
+        for client in everyone:
+            client.retired = True
+            await client.kill()
+
+    async def journals(self) -> dict[str, Journal]:
+        store = await RedisStore.connect(self.redis.url, 60, 60, prefix=PREFIX, wait=30)
+        try:
+            return {m.code: read_journal(await store.read_log(m.code)) for m in self.matches}
+        finally:
+            await store.close()
+
+
+def report(run: Run, journals: dict[str, Journal], left: list[int], took: float) -> dict[str, Any]:
+    seen = lost = doubled = unfinished = 0
+    stuck = len(run.stuck)
+    examples: list[str] = []
+    errors: dict[str, int] = {}
+    for match in run.matches:
+        journal = journals[match.code]
+        if journal.totals is None:
+            unfinished += 1
+            examples.append(f"{match.code}: unfinished ({journal.closed or journal.error})")
+        for client in match.clients:
+            for code, n in client.errors.items():
+                errors[code] = errors.get(code, 0) + n
+            verdict = judge(client.messages, journal)
+            seen += verdict.seen
+            lost += len(verdict.lost)
+            doubled += len(verdict.doubled)
+            examples += [f"{match.code} {client.name}: {e}" for e in verdict.lost + verdict.doubled]
+            # a client that ends without the result, while its match did end, was stuck
+            # unless it was away (dropped) when the match ended
+            away_at_end = client.dropped and journal.totals is not None
+            if client not in run.stuck and not verdict.saw_end and not away_at_end:
+                stuck += 1
+                examples.append(f"{match.code} {client.name}: ended {client.exit_codes}")
+    for client in run.stuck:
+        last = [m.get("type") for m in client.messages[-3:]]
+        examples.append(f"{client.name} ({client.role}) still running; last {last}")
+    faults = run.faults
+    return {
+        "seconds": round(took),
+        "seed": run.opts.seed,
+        "level": {"wait_replicas": run.opts.wait_replicas, "appendfsync": run.opts.appendfsync},
+        "faults": {
+            "server_kills": faults.server_kills,
+            "failovers": faults.failovers,
+            "failover_seconds": faults.failover_seconds,
+            "redis_pauses": faults.redis_pauses,
+            "client_drops": faults.client_drops,
+            "fault_errors": faults.failed,
+        },
+        "matches": len(run.matches),
+        "clients": sum(len(m.clients) for m in run.matches),
+        "actions_seen": seen,
+        "lost": lost,
+        "doubled": doubled,
+        "unfinished": unfinished,
+        "stuck": stuck,
+        "processes_left": len(left),
+        "refusals_seen": errors,
+        "examples": examples[:20],
+    }
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=60, help="seconds of play and faults")
+    parser.add_argument("--clients", type=int, default=30, help="clients at a time (about)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--servers", type=int, default=3)
+    parser.add_argument(
+        "--fault-every", type=float, default=6.0, help="mean seconds between faults"
+    )
+    parser.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1))
+    parser.add_argument("--appendfsync", default="always", choices=("always", "everysec"))
+    parser.add_argument("--out", type=Path, help="write the counts here as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
+    return parser.parse_args(argv)
+
+
+async def main(opts: argparse.Namespace) -> int:
+    root = Path(tempfile.mkdtemp(prefix="ddz-chaos-"))
+    run = Run(opts, root)
+    started = time.monotonic()
+    journals: dict[str, Journal] = {}
+    try:
+        await asyncio.to_thread(run.redis.start)
+        await asyncio.to_thread(run.servers.start_all)
+        await run.play()
+        await asyncio.to_thread(run.redis.wait_in_sync, 60)
+        journals = await run.journals()
+    finally:
+        children = run.servers.descendants()
+        run.servers.stop()
+        run.redis.stop()
+        pids = [p.pid for p in run.servers.started + run.redis.started] + children
+        left = [pid for pid in pids if alive(pid)]
+    counts = report(run, journals, left, time.monotonic() - started)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            counts["examples"].append(f"left: {pid} {Path(f'/proc/{pid}/cmdline').read_bytes()!r}")
+    failed = ("lost", "doubled", "unfinished", "stuck", "processes_left")
+    ok = not any(counts[k] for k in failed) and bool(run.matches)
+    if opts.keep or not ok:
+        for match in run.matches:
+            for client in match.clients:
+                lines = "".join(json.dumps(m) + "\n" for m in client.messages)
+                (client.state_dir / "messages.jsonl").write_text(lines)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    text = json.dumps(counts, indent=1)
+    print(text)
+    if opts.out is not None:
+        opts.out.write_text(text)
+    if opts.keep or not ok:
+        print(f"logs in {root}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        sys.exit(asyncio.run(main(parse())))
