@@ -96,7 +96,7 @@ def redis_for(level: str) -> Iterator[tuple[str, str]]:
             _wait(
                 lambda: (
                     primary.info("replication").get("connected_slaves") == 1
-                    and primary.execute_command("WAIT", 1, 100) == 1
+                    and primary.wait(1, 100) == 1
                 ),
                 "the replica",
             )
