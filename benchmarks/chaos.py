@@ -18,7 +18,9 @@ random moments (``--seed``), one of:
 Then every client is given time to finish, and each match's journal (``ddz:room:{CODE}:log``)
 is replayed and held to what each of its clients saw (``chaos_check.py``): versions, plays,
 totals. It prints the faults survived and the counts (actions seen, lost, doubled; matches
-unfinished; clients stuck; processes left after the end), and exits 1 on any of those.
+unfinished; clients stuck; processes left after the end), and exits 1 on any of those. A
+client that ends without the result because it was away when its match ended (dropped, or
+reconnecting after its server died) is counted apart (``away_at_end``), not as stuck.
 
 The servers save with ``--redis-wait-replicas 1`` and the nodes sync ``appendfsync always``
 by default: the level whose promise is "nothing anyone saw is lost" through a failover.
@@ -169,7 +171,7 @@ class Run:
         self.rng = random.Random(opts.seed)
         self.redis = RedisGroup(root, opts.appendfsync)
         extra = [
-            "--log-level", "WARNING", "--lease-ttl", "3", "--bot-speed", "fast",
+            "--log-level", "WARNING", "--lease-ttl", str(opts.lease_ttl), "--bot-speed", "fast",
             "--bid-timeout", "10", "--play-timeout", "10", "--ready-timeout", "3",
             "--resume-grace", "3", "--idle-room-timeout", "120", "--finished-ttl", "86400",
             "--max-connections-per-address", "0", "--open-rooms-per-address", "0",
@@ -249,11 +251,12 @@ class Run:
 
     async def make_faults(self, until: float) -> None:
         pending: set[asyncio.Task[None]] = set()
+        kinds = [self.kill_server, self.kill_primary, self.pause_redis, self.drop_client]
+        # each kind once first, in a random order, so that a short run has them all
+        first = self.rng.sample(kinds, len(kinds))
         await asyncio.sleep(self.rng.uniform(3, 6))
         while time.monotonic() < until:
-            fault = self.rng.choice(
-                [self.kill_server, self.kill_primary, self.pause_redis, self.drop_client]
-            )
+            fault = first.pop() if first else self.rng.choice(kinds)
             task = asyncio.ensure_future(self._guarded(fault))
             pending.add(task)
             task.add_done_callback(pending.discard)
@@ -268,26 +271,23 @@ class Run:
             self.faults.failed.append(f"{fault.__name__}: {exc}")
 
     async def kill_server(self) -> None:
-        port = self.rng.choice(self.servers.ports)
-        if self.servers.processes[port].poll() is not None:
+        up = [p for p in self.servers.ports if self.servers.processes[p].poll() is None]
+        if not up:
             return
+        port = self.rng.choice(up)
         self.servers.kill(port)
         self.faults.server_kills += 1
         await asyncio.sleep(self.rng.uniform(0.5, 5))
         self.servers.start(port)
 
     async def kill_primary(self) -> None:
-        if self.redis_busy.locked():
-            return
-        async with self.redis_busy:
+        async with self.redis_busy:  # one Redis fault at a time: each waits its turn
             took = await asyncio.to_thread(self.redis.kill_primary)
             self.faults.failovers += 1
             self.faults.failover_seconds.append(round(took, 1))
 
     async def pause_redis(self) -> None:
-        if self.redis_busy.locked():
-            return
-        async with self.redis_busy:
+        async with self.redis_busy:  # one Redis fault at a time: each waits its turn
             primary = self.redis.primary()
             if primary is None:
                 return
@@ -333,7 +333,8 @@ class Run:
 
 
 def report(run: Run, journals: dict[str, Journal], left: list[int], took: float) -> dict[str, Any]:
-    seen = lost = doubled = unfinished = 0
+    seen = lost = doubled = unfinished = missed_end = 0
+    notes: list[str] = []
     stuck = len(run.stuck)
     examples: list[str] = []
     errors: dict[str, int] = {}
@@ -351,11 +352,18 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
             doubled += len(verdict.doubled)
             examples += [f"{match.code} {client.name}: {e}" for e in verdict.lost + verdict.doubled]
             # a client that ends without the result, while its match did end, was stuck
-            # unless it was away (dropped) when the match ended
-            away_at_end = client.dropped and journal.totals is not None
-            if client not in run.stuck and not verdict.saw_end and not away_at_end:
+            # unless it was away (dropped, or reconnecting after its server died) when the
+            # match ended: then it comes back to a closed room
+            if client in run.stuck or verdict.saw_end:
+                continue
+            welcomes = sum(m.get("type") == "welcome" for m in client.messages)
+            last = [m.get("type") for m in client.messages[-3:]]
+            if journal.totals is not None and (client.dropped or welcomes > 1):
+                missed_end += 1
+                notes.append(f"{match.code} {client.name}: away at the end; last {last}")
+            else:
                 stuck += 1
-                examples.append(f"{match.code} {client.name}: ended {client.exit_codes}")
+                examples.append(f"{match.code} {client.name}: ended {client.exit_codes}, {last}")
     for client in run.stuck:
         last = [m.get("type") for m in client.messages[-3:]]
         examples.append(f"{client.name} ({client.role}) still running; last {last}")
@@ -380,8 +388,10 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
         "unfinished": unfinished,
         "stuck": stuck,
         "processes_left": len(left),
+        "away_at_end": missed_end,
         "refusals_seen": errors,
         "examples": examples[:20],
+        "notes": notes[:20],
     }
 
 
@@ -393,6 +403,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--servers", type=int, default=3)
     parser.add_argument(
         "--fault-every", type=float, default=6.0, help="mean seconds between faults"
+    )
+    parser.add_argument(
+        "--lease-ttl", type=float, default=10.0, help="the servers' --lease-ttl (seconds)"
     )
     parser.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1))
     parser.add_argument("--appendfsync", default="always", choices=("always", "everysec"))
