@@ -51,16 +51,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chaos_check import Journal, Message, judge, read_journal
-from chaos_cluster import RedisGroup, ServerGroup, alive
+from chaos_cluster import RedisGroup, ServerGroup, alive, dying_with_us
 
 from client.headless import EXIT_CONNECT
-from server.children import die_with_parent
 from server.store.redis_store import RedisStore
 
 PREFIX = "chaos:"
 DDZ = [sys.executable, "-m", "client.cli"]
-#: Seconds every client has, after the last match started, to finish.
-FINISH_GRACE = 240.0
+#: Seconds every client has, after the last match started and the last fault ended, to
+#: finish (a 3-deal match takes well under a minute).
+FINISH_GRACE = 150.0
+STARTED = time.monotonic()
+
+
+def log(text: str) -> None:
+    """A progress line on stderr."""
+    print(f"[chaos {time.monotonic() - STARTED:6.1f}s] {text}", file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -90,9 +96,8 @@ class Client:
 
     async def start(self) -> None:
         env = {**os.environ, "XDG_STATE_HOME": str(self.state_dir), "DDZ_NAME": self.name}
-        parent = os.getpid()
         self.process = await asyncio.create_subprocess_exec(
-            *DDZ,
+            *dying_with_us(DDZ),
             "--server",
             self.server,
             "--auto",
@@ -105,7 +110,6 @@ class Client:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             env=env,
-            preexec_fn=lambda: die_with_parent(parent),
         )
         self.incarnations += 1
         self.reader = asyncio.ensure_future(self._read(self.process))
@@ -245,7 +249,7 @@ class Run:
                 task.add_done_callback(starting.discard)
             await asyncio.sleep(0.3)
         if starting:
-            await asyncio.gather(*starting)
+            await asyncio.wait(starting, timeout=120)
 
     # --- faults -----------------------------------------------------------------------
 
@@ -255,14 +259,21 @@ class Run:
         # each kind once first, in a random order, so that a short run has them all
         first = self.rng.sample(kinds, len(kinds))
         await asyncio.sleep(self.rng.uniform(3, 6))
+        redis_faults = (self.kill_primary, self.pause_redis)
         while time.monotonic() < until:
             fault = first.pop() if first else self.rng.choice(kinds)
+            if fault in redis_faults and self.redis_busy.locked():
+                # one Redis fault at a time: this one later, another kind now
+                first.insert(0, fault)
+                fault = self.rng.choice([self.kill_server, self.drop_client])
+            log(f"fault: {fault.__name__}")
             task = asyncio.ensure_future(self._guarded(fault))
             pending.add(task)
             task.add_done_callback(pending.discard)
             await asyncio.sleep(self.rng.expovariate(1 / self.opts.fault_every))
         if pending:
-            await asyncio.gather(*pending)
+            _, late = await asyncio.wait(pending, timeout=180)
+            self.faults.failed += [f"a fault still under way after 180 s: {t}" for t in late]
 
     async def _guarded(self, fault: Any) -> None:
         try:
@@ -281,13 +292,14 @@ class Run:
         self.servers.start(port)
 
     async def kill_primary(self) -> None:
-        async with self.redis_busy:  # one Redis fault at a time: each waits its turn
+        async with self.redis_busy:
             took = await asyncio.to_thread(self.redis.kill_primary)
+            log(f"failover took {took:.1f} s")
             self.faults.failovers += 1
             self.faults.failover_seconds.append(round(took, 1))
 
     async def pause_redis(self) -> None:
-        async with self.redis_busy:  # one Redis fault at a time: each waits its turn
+        async with self.redis_busy:
             primary = self.redis.primary()
             if primary is None:
                 return
@@ -295,12 +307,17 @@ class Run:
             await asyncio.to_thread(self.redis.pause, port, self.rng.uniform(0.5, 3))
             self.faults.redis_pauses += 1
 
+    def _dealt_clients(self) -> list[Client]:
+        return [c for m in self.matches for c in m.clients if c.running and c.dealt.is_set()]
+
     async def drop_client(self) -> None:
         # a client whose match has started (a creator dropped before its bots are seated
         # would wait for them)
-        live = [c for m in self.matches for c in m.clients if c.running and c.dealt.is_set()]
-        if not live:
-            return
+        deadline = time.monotonic() + 30
+        while not (live := self._dealt_clients()):
+            if time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.5)
         client = self.rng.choice(live)
         await client.kill()
         client.dropped += 1
@@ -315,6 +332,7 @@ class Run:
     async def play(self) -> None:
         until = time.monotonic() + self.opts.duration
         await asyncio.gather(self.keep_playing(until), self.make_faults(until))
+        log("faults over; waiting for the matches to end")
         deadline = time.monotonic() + FINISH_GRACE
         everyone = [c for m in self.matches for c in m.clients]
         while any(c.running for c in everyone) and time.monotonic() < deadline:

@@ -23,7 +23,6 @@ from typing import Any, cast
 from redis import Redis
 from redis import exceptions as redis_errors
 
-from server.children import die_with_parent
 from server.store.embedded import redis_server_binary
 
 SERVICE = "ddz"
@@ -49,17 +48,26 @@ def answers(port: int) -> bool:
         return False
 
 
+#: Run a program so that it dies with this process: the death signal is asked for in a
+#: small Python first, which then becomes the program (the signal is kept across exec).
+#: (Not ``preexec_fn``: Python code between fork and exec may hang in a process with
+#: threads, and the run uses threads for its blocking Redis faults.)
+_DIE_WITH_PARENT = (
+    "import os, sys; from server.children import die_with_parent;"
+    " die_with_parent(int(sys.argv[1])); os.execvp(sys.argv[2], sys.argv[2:])"
+)
+
+
+def dying_with_us(args: list[str]) -> list[str]:
+    """``args`` as a command that dies with this process (Linux)."""
+    return [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *args]
+
+
 def spawn(args: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """A child that dies with this process; its output goes to ``log``."""
-    parent = os.getpid()
     with log.open("ab") as out:
         return subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            env=env,
-            preexec_fn=lambda: die_with_parent(parent),
+            dying_with_us(args), stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env
         )
 
 
@@ -111,7 +119,7 @@ class RedisGroup:
         process = spawn(args, node_dir / "out.log")
         self.nodes[port] = process
         self.started.append(process)
-        wait_until(lambda: answers(port) or process.poll() is not None, 15, f"redis {port}")
+        wait_until(lambda: answers(port) or process.poll() is not None, 60, f"redis {port}")
         if process.poll() is not None:
             raise RuntimeError(f"redis-server on {port} did not start: see {node_dir}")
 

@@ -46,7 +46,7 @@ def test_a_short_chaos_run_loses_nothing(tmp_path: Path) -> None:
     assert faults["server_kills"] >= 1 and faults["failovers"] >= 1, counts
     assert faults["redis_pauses"] >= 1 and faults["client_drops"] >= 1, counts
     assert not faults["fault_errors"], counts
-    assert counts["matches"] >= 4 and counts["actions_seen"] > 100, counts
+    assert counts["matches"] >= 2 and counts["actions_seen"] > 100, counts
     for count in ("lost", "doubled", "unfinished", "stuck", "processes_left"):
         assert counts[count] == 0, (count, counts["examples"])
     assert process.returncode == 0, text[-3000:]
