@@ -313,7 +313,8 @@ class Run:
     async def drop_client(self) -> None:
         # a client whose match has started (a creator dropped before its bots are seated
         # would wait for them)
-        deadline = time.monotonic() + 30
+        # (a slow machine may take a while to start the first matches)
+        deadline = time.monotonic() + 120
         while not (live := self._dealt_clients()):
             if time.monotonic() > deadline:
                 return
