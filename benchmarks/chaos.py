@@ -94,23 +94,30 @@ class Client:
     def running(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
+    @property
+    def ended(self) -> bool:
+        """Its last process ended and no other is coming (a start refused by a server
+        that was down is tried again)."""
+        return self.reader is not None and self.reader.done()
+
     async def start(self) -> None:
         env = {**os.environ, "XDG_STATE_HOME": str(self.state_dir), "DDZ_NAME": self.name}
-        self.process = await asyncio.create_subprocess_exec(
-            *dying_with_us(DDZ),
-            "--server",
-            self.server,
-            "--auto",
-            "normal",
-            "--json",
-            "--reconnect-for",
-            "120",
-            *self.args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-        )
+        with (self.state_dir / "stderr.log").open("ab") as stderr:
+            self.process = await asyncio.create_subprocess_exec(
+                *dying_with_us(DDZ),
+                "--server",
+                self.server,
+                "--auto",
+                "normal",
+                "--json",
+                "--reconnect-for",
+                "120",
+                *self.args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+            )
         self.incarnations += 1
         self.reader = asyncio.ensure_future(self._read(self.process))
 
@@ -220,12 +227,15 @@ class Run:
             await creator.start()
             code = None
             deadline = time.monotonic() + 60
-            while code is None and time.monotonic() < deadline and creator.running:
+            while code is None and time.monotonic() < deadline and not creator.ended:
                 await asyncio.sleep(0.05)
                 code = creator.code()
             if code is None:
                 await creator.kill()
-                self.faults.failed.append(f"{creator.name}: no room created")
+                self.faults.failed.append(
+                    f"{creator.name}: no room created (exit {creator.exit_codes}, see"
+                    f" {creator.state_dir}/stderr.log)"
+                )
                 return
             clients = [creator]
             for i in range(2 if people else 0):
@@ -449,7 +459,9 @@ async def main(opts: argparse.Namespace) -> int:
         run.servers.stop()
         run.redis.stop()
         pids = [p.pid for p in run.servers.started + run.redis.started] + children
-        left = [pid for pid in pids if alive(pid)]
+        deadline = time.monotonic() + 10  # (a server's children end a moment after it)
+        while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
     counts = report(run, journals, left, time.monotonic() - started)
     for pid in left:
         with contextlib.suppress(OSError):
