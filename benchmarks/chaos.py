@@ -89,6 +89,8 @@ class Client:
     connect_tries: int = 0
     #: Set at the end of the run: no more starts.
     retired: bool = False
+    #: Being dropped and started again.
+    dropping: bool = False
 
     @property
     def running(self) -> bool:
@@ -318,7 +320,12 @@ class Run:
             self.faults.redis_pauses += 1
 
     def _dealt_clients(self) -> list[Client]:
-        return [c for m in self.matches for c in m.clients if c.running and c.dealt.is_set()]
+        return [
+            c
+            for m in self.matches
+            for c in m.clients
+            if c.running and c.dealt.is_set() and not c.dropping
+        ]
 
     async def drop_client(self) -> None:
         # a client whose match has started (a creator dropped before its bots are seated
@@ -330,6 +337,7 @@ class Run:
                 return
             await asyncio.sleep(0.5)
         client = self.rng.choice(live)
+        client.dropping = True  # (no second drop of it meanwhile: two would run at once)
         await client.kill()
         client.dropped += 1
         self.faults.client_drops += 1
@@ -337,6 +345,7 @@ class Run:
         if client.role == "creator":  # back into its room, not a new one
             client.args = ["join", client.code() or ""]
         await client.start()
+        client.dropping = False
 
     # --- the run ----------------------------------------------------------------------
 
