@@ -60,7 +60,7 @@ PREFIX = "chaos:"
 DDZ = [sys.executable, "-m", "client.cli"]
 #: Seconds every client has, after the last match started and the last fault ended, to
 #: finish (a 3-deal match takes well under a minute).
-FINISH_GRACE = 150.0
+FINISH_GRACE = 300.0
 STARTED = time.monotonic()
 
 
@@ -228,7 +228,7 @@ class Run:
             creator = self._client("creator", first, create)
             await creator.start()
             code = None
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # (a loaded machine starts Python slowly)
             while code is None and time.monotonic() < deadline and not creator.ended:
                 await asyncio.sleep(0.05)
                 code = creator.code()
@@ -261,7 +261,7 @@ class Run:
                 task.add_done_callback(starting.discard)
             await asyncio.sleep(0.3)
         if starting:
-            await asyncio.wait(starting, timeout=120)
+            await asyncio.wait(starting, timeout=240)
 
     # --- faults -----------------------------------------------------------------------
 
