@@ -467,10 +467,13 @@ async def main(opts: argparse.Namespace) -> int:
         children = run.servers.descendants()
         run.servers.stop()
         run.redis.stop()
-        pids = [p.pid for p in run.servers.started + run.redis.started] + children
+        # every process started here was waited for (reaped) once it ended, so one not
+        # ended is one whose wait gave up; the servers' own children by pid and start time
+        unreaped = [p for p in run.servers.started + run.redis.started if p.poll() is None]
         deadline = time.monotonic() + 10  # (a server's children end a moment after it)
-        while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+        while (late := [c for c in children if alive(c)]) and time.monotonic() < deadline:
             time.sleep(0.1)
+        left = [p.pid for p in unreaped] + [pid for pid, _ in late]
     counts = report(run, journals, left, time.monotonic() - started)
     for pid in left:
         with contextlib.suppress(OSError):

@@ -276,8 +276,8 @@ class ServerGroup:
         self.processes[port].kill()
         self.processes[port].wait()
 
-    def descendants(self) -> list[int]:
-        """PIDs of the live servers' children (bot workers, resource tracker)."""
+    def descendants(self) -> list[Process]:
+        """The live servers' children (bot workers, resource tracker), as processes."""
         parents = {p.pid for p in self.processes.values() if p.poll() is None}
         found: list[int] = []
         changed = True
@@ -292,7 +292,7 @@ class ServerGroup:
                     if ppid in parents or ppid in found:
                         found.append(int(entry.name))
                         changed = True
-        return found
+        return [p for p in map(identity, found) if p is not None]
 
     def stop(self) -> None:
         for process in self.processes.values():
@@ -306,10 +306,19 @@ class ServerGroup:
                 process.wait()
 
 
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not ended (a zombie has ended)."""
+Process = tuple[int, int]
+"""A process as (pid, start time in clock ticks since boot): a pid alone may be reused."""
+
+
+def identity(pid: int) -> Process | None:
+    """``pid`` with its start time, or None when no such process runs (a zombie has ended)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        return None
+    return None if fields[0] == "Z" else (pid, int(fields[19]))
+
+
+def alive(process: Process) -> bool:
+    """Whether this very process has not ended."""
+    return identity(process[0]) == process
