@@ -425,6 +425,8 @@ def run_game(args: argparse.Namespace) -> dict[str, Any]:
             "--server-args", GAME_SERVER_ARGS + " " + args.server_args,
             "--out", str(out),
         ]  # fmt: skip
+        if args.game_redis_url:
+            command += ["--redis-url", args.game_redis_url]
         print(f"[ceiling] game: {shlex.join(command[1:])}", flush=True)
         started = time.monotonic()
         bound = args.game_ramp + args.game_warmup + args.game_duration + 150
@@ -539,6 +541,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--game-warmup", type=float, default=5.0)
     p.add_argument("--game-duration", type=float, default=30.0, help="game window, seconds")
     p.add_argument("--server-args", default="", help="more ddz-server arguments (one string)")
+    p.add_argument(
+        "--game-redis-url",
+        help="the Redis the game half's server uses (default: one started like the embedded)",
+    )
     p.add_argument("--skip-echo", action="store_true")
     p.add_argument("--skip-game", action="store_true")
     p.add_argument("--profile", help="py-spy the ddz-server in the game window, into this file")

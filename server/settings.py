@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from server.store.clients import TIMEOUT as REDIS_REPLY_TIMEOUT
 from server.store.embedded import APPENDFSYNC_CHOICES
 
 BOT_DELAYS = {"instant": 0.0, "fast": 0.3, "normal": 1.0, "slow": 2.0}
@@ -26,6 +27,8 @@ class Settings:
     redis_url: str | None = None
     data_dir: str = "./ddz-data"
     redis_appendfsync: str = "everysec"
+    redis_wait_replicas: int = 0
+    redis_wait_timeout_ms: int = 500
     bid_timeout: float = 15.0
     play_timeout: float = 20.0
     ready_timeout: float = 10.0
@@ -76,6 +79,18 @@ _HELP: dict[str, tuple[str, str]] = {
         "when the embedded Redis syncs its append-only file: everysec (a crash of Redis or"
         " the machine may lose the last second) or always (nothing acknowledged is lost;"
         " slower)",
+    ),
+    "redis_wait_replicas": (
+        "DDZ_REDIS_WAIT_REPLICAS",
+        "replicas of an operator's Redis (--redis-url; not a Cluster) that must acknowledge"
+        " each batch of saves (WAIT) before anyone is told of them; fewer within"
+        " --redis-wait-timeout-ms and the batch is refused as unsaved (players get a"
+        " retryable unavailable). 0: do not wait (a failover may lose the last writes)",
+    ),
+    "redis_wait_timeout_ms": (
+        "DDZ_REDIS_WAIT_TIMEOUT_MS",
+        "milliseconds each batch of saves waits for --redis-wait-replicas (1 to"
+        f" {int(REDIS_REPLY_TIMEOUT * 1000) - 500})",
     ),
     "bid_timeout": ("DDZ_BID_TIMEOUT", "seconds to bid in timed rooms"),
     "play_timeout": ("DDZ_PLAY_TIMEOUT", "seconds to play in timed rooms"),
@@ -198,6 +213,18 @@ _HELP: dict[str, tuple[str, str]] = {
 
 EVENT_LOOPS = ("uvloop", "asyncio")
 
+#: The longest wait for replicas: below the time Redis has to answer a batch at all.
+MAX_WAIT_TIMEOUT_MS = int(REDIS_REPLY_TIMEOUT * 1000) - 500
+
+
+def _check_replica_wait(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> None:
+    if parsed.redis_wait_replicas < 0:
+        parser.error("--redis-wait-replicas must be 0 or more")
+    if not 1 <= parsed.redis_wait_timeout_ms <= MAX_WAIT_TIMEOUT_MS:
+        parser.error(f"--redis-wait-timeout-ms must be from 1 to {MAX_WAIT_TIMEOUT_MS}")
+    if parsed.redis_wait_replicas and not parsed.redis_url:
+        parser.error("--redis-wait-replicas needs --redis-url: the embedded Redis has no replicas")
+
 
 def _parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -233,6 +260,7 @@ def load_settings(
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
     if parsed.redis_appendfsync not in APPENDFSYNC_CHOICES:
         parser.error(f"--redis-appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
+    _check_replica_wait(parser, parsed)
     from server.edge.admission import parse_origins, parse_proxies
 
     try:

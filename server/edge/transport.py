@@ -43,6 +43,7 @@ from server.settings import Settings
 from server.store.addresses import AddressStore
 from server.store.embedded import EmbeddedRedis
 from server.store.errors import StoreUnavailable
+from server.store.group_commit import ReplicaWait
 from server.store.redis_store import RedisStore
 from server.web import serve as web
 
@@ -374,10 +375,19 @@ async def _run(settings: Settings, url: str) -> None:
     stop = asyncio.Event()
     watch_signals(stop)
     # connect, not open_store: it waits for Redis and asks whether it is a Redis Cluster
+    replicas = settings.redis_wait_replicas
     connecting = RedisStore.connect(
-        url, settings.finished_ttl, settings.session_ttl, prefix=settings.key_prefix
+        url,
+        settings.finished_ttl,
+        settings.session_ttl,
+        prefix=settings.key_prefix,
+        replica_wait=ReplicaWait(replicas, settings.redis_wait_timeout_ms) if replicas else None,
     )
-    store = await _unless_stopped(connecting, stop)
+    try:
+        store = await _unless_stopped(connecting, stop)
+    except ValueError as exc:  # a setting this Redis cannot honour (WAIT on a Cluster)
+        log.error("%s", exc)
+        raise SystemExit(2) from exc
     if store is None:
         return
     pacer = GcPacer(settings.gc_interval) if settings.gc_interval > 0 else None

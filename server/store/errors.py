@@ -5,6 +5,12 @@ from __future__ import annotations
 from redis import exceptions as redis_errors
 from redis.asyncio.sentinel import MasterNotFoundError
 
+
+class ReplicasBehind(Exception):
+    """Fewer replicas than asked for acknowledged a batch of saves within the wait (Redis's
+    ``WAIT``): the batch counts as not saved, though the primary holds it."""
+
+
 StoreFailure = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
@@ -21,6 +27,8 @@ StoreFailure = (
     # no Sentinel answered, or none names a primary that is up (a failover under way); a
     # ConnectionError, listed for the reader
     MasterNotFoundError,
+    # the replicas asked for did not acknowledge a batch of saves in time
+    ReplicasBehind,
 )
 
 

@@ -16,6 +16,15 @@ Redis has forgotten (a restart, ``SCRIPT FLUSH``) is loaded again and its comman
 once. (On a Redis Cluster the script's text goes with every call instead: redis-py's cluster
 pipeline refuses ``EVALSHA``.) On a single Redis the batches go on a ``RedisLine``
 (``server/store/line.py``): the same commands, without redis-py's per-command layers.
+
+With a ``ReplicaWait`` (``--redis-wait-replicas``), each batch ends with ``WAIT replicas
+timeout`` on the same connection, so it returns once that many replicas hold every write of
+the batch. Fewer within the timeout and the whole batch fails (``ReplicasBehind``): each
+caller reverts and sends nothing, as when Redis does not answer. The primary keeps the writes;
+a later save of such a room finds its version moved on and reloads it, and a resent request is
+refused by its request id, so nothing is applied twice and nothing delivered rests on the
+primary alone. (Not on a Redis Cluster: its pipeline spreads the calls over the nodes'
+connections, and ``WAIT`` counts only the writes made on its own connection.)
 """
 
 from __future__ import annotations
@@ -23,16 +32,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
+from server.store.errors import ReplicasBehind
 from server.store.line import RedisLine
 
 #: One queued script call: its keys, its arguments, and the future its caller awaits.
 Call = tuple[Sequence[str], Sequence[Any], "asyncio.Future[Any]"]
+
+
+@dataclass(frozen=True)
+class ReplicaWait:
+    """Wait for ``replicas`` replicas to acknowledge each batch, at most ``timeout_ms``."""
+
+    replicas: int
+    timeout_ms: int
+
+    def __post_init__(self) -> None:
+        if self.replicas < 1 or self.timeout_ms < 1:
+            raise ValueError("a replica wait needs at least 1 replica and 1 ms")
+
+    def command(self) -> tuple[str, int, int]:
+        return ("WAIT", self.replicas, self.timeout_ms)
+
+    def check(self, reply: Any) -> None:
+        """Raise ``ReplicasBehind`` unless ``reply`` (WAIT's) counts enough replicas."""
+        if isinstance(reply, Exception):
+            raise ReplicasBehind(f"WAIT failed: {reply}")
+        if int(reply) < self.replicas:
+            raise ReplicasBehind(
+                f"{reply} of {self.replicas} replicas acknowledged within {self.timeout_ms} ms"
+            )
 
 
 class GroupCommit:
@@ -44,8 +79,13 @@ class GroupCommit:
         script: str,
         on_batch: Callable[[int], None] | None = None,
         line: RedisLine | None = None,
+        replica_wait: ReplicaWait | None = None,
     ) -> None:
+        if replica_wait is not None and isinstance(redis, RedisCluster):
+            raise ValueError("waiting for replicas is not supported on a Redis Cluster")
         self.redis = redis
+        #: The replicas each batch waits for, if any.
+        self.replica_wait = replica_wait
         #: The lean connection the batches go on, when there is one (a single Redis).
         self.line = line
         self.script = script
@@ -115,20 +155,31 @@ class GroupCommit:
                 future.set_result(reply)
 
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
+        """The calls' replies, in order; raises ``ReplicasBehind`` when the replicas
+        waited for did not acknowledge them."""
         if self.on_batch is not None:
             self.on_batch(len(calls))
+        wait = self.replica_wait
         if self.line is not None:  # (a single Redis: never a cluster)
             sha = self.sha
-            return await self.line.execute(
-                [("EVALSHA", sha, len(keys), *keys, *args) for keys, args, _ in calls]
-            )
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for keys, args, _ in calls:
-                if self._by_sha:
-                    pipe.evalsha(self.sha, len(keys), *keys, *args)
-                else:
-                    pipe.eval(self.script, len(keys), *keys, *args)
-            replies: list[Any] = await pipe.execute(raise_on_error=False)
+            commands: list[tuple[Any, ...]] = [
+                ("EVALSHA", sha, len(keys), *keys, *args) for keys, args, _ in calls
+            ]
+            if wait is not None:
+                commands.append(wait.command())
+            replies: list[Any] = await self.line.execute(commands)
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for keys, args, _ in calls:
+                    if self._by_sha:
+                        pipe.evalsha(self.sha, len(keys), *keys, *args)
+                    else:
+                        pipe.eval(self.script, len(keys), *keys, *args)
+                if wait is not None:
+                    pipe.execute_command(*wait.command())
+                replies = await pipe.execute(raise_on_error=False)
+        if wait is not None:
+            wait.check(replies.pop())
         return replies
 
     async def close(self) -> None:

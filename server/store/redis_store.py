@@ -44,7 +44,7 @@ from server.store.errors import StoreError as StoreError
 from server.store.errors import StoreFailure as StoreFailure
 from server.store.errors import StoreFenced as StoreFenced
 from server.store.errors import StoreUnavailable as StoreUnavailable
-from server.store.group_commit import GroupCommit
+from server.store.group_commit import GroupCommit, ReplicaWait
 from server.store.keys import DEFAULT_PREFIX, Keys
 from server.store.line import LineScript, RedisLine, line_for
 from server.store.player_records import RedisPlayers
@@ -237,6 +237,7 @@ class RedisStore(RedisPlayers):
         session_ttl: float,
         prefix: str = DEFAULT_PREFIX,
         line: RedisLine | None = None,
+        replica_wait: ReplicaWait | None = None,
     ) -> None:
         self.redis = redis
         #: The lean connection of the hot path's commands (a single Redis; else None).
@@ -251,8 +252,9 @@ class RedisStore(RedisPlayers):
         self.keys = Keys(prefix)
         self.finished_ttl = max(1, int(finished_ttl))
         self.session_ttl = max(1, int(session_ttl))
-        #: Every room save, batched per loop turn (``server.store.group_commit``).
-        self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line)
+        #: Every room save, batched per loop turn (``server.store.group_commit``), each
+        #: batch acknowledged by ``replica_wait``'s replicas when given.
+        self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line, replica_wait=replica_wait)
         self._enqueue = self._script(_ENQUEUE)
         self._acquire = self._script(_ACQUIRE)
         self._waiting = self._script(_WAITING)
@@ -289,20 +291,26 @@ class RedisStore(RedisPlayers):
 
     @classmethod
     def from_url(
-        cls, url: str, finished_ttl: float, session_ttl: float, prefix: str = DEFAULT_PREFIX
+        cls,
+        url: str,
+        finished_ttl: float,
+        session_ttl: float,
+        prefix: str = DEFAULT_PREFIX,
+        replica_wait: ReplicaWait | None = None,
     ) -> RedisStore:
         """A store on the Redis at ``url``, without connecting yet: a single Redis, or a
         Redis Cluster when the URL says so (``redis+cluster://`` or ``rediss+cluster://``,
         any one node's address), or the primary that Redis Sentinel names
         (``redis+sentinel://``, see ``split_sentinel_url``). ``connect`` finds out whether
-        it is a cluster by asking instead."""
+        it is a cluster by asking instead. ``replica_wait``: see ``GroupCommit`` (not on a
+        cluster: ValueError)."""
         target = split_sentinel_url(url)
         if target is not None:
-            return cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix)
+            return cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix, replica_wait)
         base, cluster = split_cluster_hint(url)
         redis = cluster_client(base) if cluster else single_client(base)
         line = None if cluster else line_for(base, TIMEOUT)
-        store = cls(redis, finished_ttl, session_ttl, prefix, line)
+        store = cls(redis, finished_ttl, session_ttl, prefix, line, replica_wait)
         store.url = base
         return store
 
@@ -314,15 +322,17 @@ class RedisStore(RedisPlayers):
         session_ttl: float,
         prefix: str = DEFAULT_PREFIX,
         wait: float | None = None,
+        replica_wait: ReplicaWait | None = None,
     ) -> RedisStore:
         """A store on the Redis at ``url``, a Redis Cluster if that server says it is a
         cluster node (``INFO cluster``: ``cluster_enabled:1``; any node's address will do),
         the primary that Redis Sentinel names for a ``redis+sentinel://`` URL. Waits for
         Redis (on Sentinel: the primary the Sentinels name) to answer, up to ``wait``
-        seconds (None: as long as it takes), then raises ``StoreUnavailable``."""
+        seconds (None: as long as it takes), then raises ``StoreUnavailable``.
+        ``replica_wait``: see ``GroupCommit`` (not on a cluster: ValueError)."""
         target = split_sentinel_url(url)
         if target is not None:
-            store = cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix)
+            store = cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix, replica_wait)
             try:
                 await await_primary(cast(Redis, store.redis), target, wait)
             except BaseException:
@@ -332,9 +342,11 @@ class RedisStore(RedisPlayers):
         base, cluster = split_cluster_hint(url)
         if not cluster:
             cluster = await is_cluster(base, wait)
+        if cluster and replica_wait is not None:
+            raise ValueError("waiting for replicas is not supported on a Redis Cluster")
         redis = cluster_client(base) if cluster else single_client(base)
         line = None if cluster else line_for(base, TIMEOUT)
-        store = cls(redis, finished_ttl, session_ttl, prefix, line)
+        store = cls(redis, finished_ttl, session_ttl, prefix, line, replica_wait)
         store.url = base
         return store
 
@@ -346,10 +358,11 @@ class RedisStore(RedisPlayers):
         finished_ttl: float,
         session_ttl: float,
         prefix: str,
+        replica_wait: ReplicaWait | None = None,
     ) -> RedisStore:
         sentinel = sentinel_for(target)
         client = sentinel_client(sentinel, target)
-        store = cls(client, finished_ttl, session_ttl, prefix)
+        store = cls(client, finished_ttl, session_ttl, prefix, replica_wait=replica_wait)
         store.url = url
         store.sentinel_target = target
         store._sentinel = sentinel
