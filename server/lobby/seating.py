@@ -137,8 +137,13 @@ class Seating:
         must wait before the next)."""
         lobby = self.lobby
         await lobby.limits.may_join(address)
-        await lobby.require_free(session)
         code = normalize(code)
+        if session.room == code and await lobby.directory.has_member(code, session.player_id):
+            # the same request again, after one the room took but whose answer was lost
+            # (refused as unavailable): answered as a reconnect is, with a fresh snapshot
+            await lobby.directory.route(code, ops.Back(session.player_id))
+            return
+        await lobby.require_free(session)
         if code not in lobby.directory.rooms and await lobby.directory.peek(code) is None:
             wait = await lobby.limits.missed(address)
             raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}{wait}")

@@ -121,3 +121,28 @@ async def test_new_sessions_and_new_rooms_are_counted_per_address_and_window() -
 
 def _hello(name: str) -> Hello:
     return Hello(name=name, version=PROTOCOL_VERSION)
+
+
+async def test_a_join_sent_again_to_the_room_one_sits_in_is_answered_with_a_snapshot() -> None:
+    # a join the room took, whose answer was lost (refused as unavailable), is sent again:
+    # the person is answered as on a reconnect, not told to leave their own room
+    async with lobby() as lob:
+        conn, ann = await lob.hello("Ann")
+        await lob.send(conn, CreateRoom())
+        code = lob.room_of(ann.player_id)
+        assert code is not None
+        bo_conn, bo = await lob.hello("Bo")
+        await lob.send(bo_conn, JoinRoom(code=code))
+        before = len(lob.hub.got[bo.player_id])
+        await lob.send(bo_conn, JoinRoom(code=code.lower()))
+        again = [m for m in lob.hub.got[bo.player_id][before:] if isinstance(m, Snapshot)]
+        assert again and again[-1].room.code == code
+        seats = [s.player_id for s in lob.app.rooms[code].room.seats]
+        assert seats.count(bo.player_id) == 1
+        # another room is still refused while the person sits in this one
+        other_conn, cy = await lob.hello("Cy")
+        await lob.send(other_conn, CreateRoom())
+        other = lob.room_of(cy.player_id)
+        assert other is not None
+        refused = await lob.refused(bo_conn, JoinRoom(code=other))
+        assert refused.code == ErrorCode.ALREADY_SEATED
