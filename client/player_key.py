@@ -10,16 +10,12 @@ expired, another machine) is the same player: their history, replays and profile
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from client.private_file import read_private, write_private
 from client.saved_session import session_file, state_folder
 
-#: Key files: ``FORMAT`` names the layout.
-FORMAT = 1
 #: A key longer than this is none of ours (the protocol takes 128 characters).
 MAX_KEY = 128
 
@@ -53,40 +49,15 @@ class KeyFile:
 
     def load(self) -> str | None:
         """The kept key, or None when there is none or the file is not one we wrote."""
-        try:
-            with open(self.path, "rb") as f:
-                data = json.loads(f.read(4 * MAX_KEY))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return None
-        key = data.get("key")
-        if data.get("server") != self.server or not plausible_key(key):
-            return None
-        assert isinstance(key, str)
-        return key
+        return read_private(self.path, self.server, "key", MAX_KEY, plausible_key)
 
     def save(self, key: str) -> bool:
         """Keep ``key`` (0600, replacing the file whole); False when it could not be
         written (the caller says so: a key not kept is a player lost)."""
         if key == self.load():
             return True
-        body = json.dumps({"format": FORMAT, "server": self.server, "key": key})
         try:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if self.folder.stat().st_mode & 0o077:
-                self.folder.chmod(0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".key-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    os.fchmod(f.fileno(), 0o600)
-                    f.write(body)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+            write_private(self.path, self.server, "key", key)
         except OSError:
             return False
         return True

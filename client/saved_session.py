@@ -22,22 +22,19 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import re
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
 from client.connection import Link, LinkError
+from client.private_file import make_private_folder, read_private, write_private
 from protocol.errors import ErrorCode
 
 #: The folder under the state home.
 APP_FOLDER = "ddz"
-#: Saved-session files: ``FORMAT`` names the layout, so a later one can be told apart.
-FORMAT = 1
 #: A token longer than this is no token of ours: the file is ignored.
 MAX_TOKEN = 512
 #: The readable part of a file name, cut to this many characters.
@@ -95,7 +92,7 @@ class SessionFile:
         keeps nothing. The lock lasts until ``release`` or the process ends."""
         store = cls(server, folder if folder is not None else state_folder())
         try:
-            store._make_folder()
+            make_private_folder(store.folder)
             fd = os.open(store.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
             lock = os.fdopen(fd, "wb")  # held open: the flock lasts while it is
         except OSError:
@@ -116,48 +113,20 @@ class SessionFile:
 
     def load(self) -> str | None:
         """The saved token, or None when there is none or the file is not one we wrote."""
-        try:
-            with open(self.path, "rb") as f:
-                data = json.loads(f.read(4 * MAX_TOKEN))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return None
-        token = data.get("token")
-        if data.get("server") != self.server or not _plausible_token(token):
-            return None
-        assert isinstance(token, str)
-        return token
+        return read_private(self.path, self.server, "token", MAX_TOKEN, _plausible_token)
 
     def save(self, token: str) -> None:
         """Keep ``token``, replacing the file whole (0600, in the 0700 folder). A failure to
         write is not the player's problem: the session just is not kept."""
         if token == self.load():
             return
-        body = json.dumps({"format": FORMAT, "server": self.server, "token": token})
         with contextlib.suppress(OSError):
-            self._make_folder()
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".session-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    os.fchmod(f.fileno(), 0o600)
-                    f.write(body)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+            write_private(self.path, self.server, "token", token)
 
     def forget(self) -> None:
         """Drop the saved session: the next start opens a new one."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-
-    def _make_folder(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if self.folder.stat().st_mode & 0o077:
-            self.folder.chmod(0o700)
 
 
 class KeyStore(Protocol):
