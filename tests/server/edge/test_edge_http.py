@@ -42,7 +42,13 @@ async def test_head_gets_the_headers_of_get_and_no_body(redis_url: str, path: st
     assert head[0] == get[0]
     assert head[2] == b""
     assert get[2] != b""
-    assert head[1]["content-length"] == get[1]["content-length"] == str(len(get[2]))
+    assert get[1]["content-length"] == str(len(get[2]))
+    if path == "/metrics":
+        # the figures move between the two requests (time, CPU, requests counted): only
+        # the header is there, with a length
+        assert int(head[1]["content-length"]) > 0
+    else:
+        assert head[1]["content-length"] == get[1]["content-length"]
 
 
 @pytest.mark.parametrize("method", ["DELETE", "TRACE", "POST", "PUT", "OPTIONS", "get"])
