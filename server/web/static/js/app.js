@@ -53,6 +53,11 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   }
   if (["turn", "snapshot", "seat_control", "played", "passed"].includes(msg.type)) autoPass();
   if (msg.type === "_closed" || msg.type === "_down") ui.busy = null;
+  // a new deal: the last deal's last play is no longer what is said on the table
+  if (msg.type === "deal_started") {
+    const table = state.room?.table;
+    announce(table ? ui.t("deal_of", { n: table.deal_no, total: table.deals_total }) : "");
+  }
   const turn = myTurn(state);
   const was = myTurn(before);
   if (turn && (!was || was.version !== turn.version || was.action !== turn.action)) {
