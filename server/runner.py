@@ -423,6 +423,8 @@ class RoomRunner:
             room.code, held, room.version, blob, journal, closed, self.fence, room.worth_keeping
         )
         await self.store.save_room(write)
+        if room.public and not closed:  # its listing may have been lost with it
+            await self.store.add_watchable(room.code, self.clock())
         log.warning(
             "room %s: the store had lost versions %d to %d; written back",
             room.code,

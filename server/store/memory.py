@@ -68,9 +68,10 @@ class MemoryRedis:
             for c, r in self.rooms.items()
         }
         active, leases, fences = set(self.active), dict(self.leases), dict(self.fences)
+        watchable = dict(self.watchable)
 
         def lose() -> None:
-            self.rooms, self.active = rooms, active
+            self.rooms, self.active, self.watchable = rooms, active, watchable
             self.leases, self.fences = leases, fences
 
         return lose
@@ -219,7 +220,7 @@ class MemoryStore(MemoryPlayers):
         return [] if room is None else [dict(unpack(blob)) for blob in room.log]
 
     async def add_watchable(self, code: str, created: float) -> None:
-        self.data.watchable[code] = created
+        self.data.watchable.setdefault(code, created)
 
     # --- leases -----------------------------------------------------------------------
 

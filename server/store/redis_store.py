@@ -634,8 +634,9 @@ class RedisStore(RedisPlayers):
         return [cast(dict[str, Any], unpack(fields[b"e"])) for _, fields in entries]
 
     async def add_watchable(self, code: str, created: float) -> None:
+        """List a room for watching (a room listed already keeps its place)."""
         try:
-            await self.redis.zadd(self.keys.watchable, {code: created})
+            await self.redis.zadd(self.keys.watchable, {code: created}, nx=True)
         except StoreFailure as exc:
             raise await self._unavailable(str(exc)) from exc
 

@@ -94,6 +94,9 @@ def lead_shown(page: Any) -> dict[str, Any] | None:
 
 #: The trick is over and the middle is empty, or a new trick has begun.
 TRICK_CLEARED = "() => !window.ddz.state().trickOver || !document.querySelector('#play-area .lead')"
+TRICK_OVER_AND_CLEAR = (
+    "() => window.ddz.state().trickOver && !document.querySelector('#play-area .lead')"
+)
 TRICK_STATE = "() => [window.ddz.state().trickOver, !!document.querySelector('#play-area .lead')]"
 
 
@@ -122,7 +125,17 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
     while not (all(seen.values()) and cleared):
         assert time.monotonic() < deadline, f"saw {seen}, cleared {cleared}"
         table = (state(player)["room"] or {}).get("table") or {}
+        for page in (player, watcher):
+            if state(page)["trickOver"]:
+                page.wait_for_function(TRICK_CLEARED)
+                over, lead = page.evaluate(TRICK_STATE)
+                cleared |= over and not lead and page is watcher
         if my_turn(player):
+            if not cleared and state(player)["trickOver"]:
+                # the player leads the next trick: until it does, the watcher's middle stays
+                # empty (a bot's lead leaves seconds to see it, the player's none)
+                watcher.wait_for_function(TRICK_OVER_AND_CLEAR, timeout=20_000)
+                cleared = True
             play_hint(player)
         elif player.is_visible("#bid-buttons") and player.is_enabled("#bid-1"):
             click(player, "#bid-1")
@@ -138,11 +151,6 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
                 if not seen[name]:
                     shoot(page, f"play-area-{name}")
                 seen[name] = True
-        for page in (player, watcher):
-            if state(page)["trickOver"]:
-                page.wait_for_function(TRICK_CLEARED)
-                over, lead = page.evaluate(TRICK_STATE)
-                cleared |= over and not lead and page is watcher
         if table.get("phase") == "between_deals":
             break
         player.wait_for_timeout(40)

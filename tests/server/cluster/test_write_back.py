@@ -14,7 +14,7 @@ from protocol.events import BidMade
 from protocol.messages import BidRequest
 from server.cluster import ops
 from server.game.journal import replay
-from server.rooms.room import RoomError
+from server.rooms.room import Room, RoomError
 from server.rooms.stored import room_from_stored, room_to_data
 from server.store.base import RoomWrite, StoredRoom
 from server.store.codec import pack, unpack
@@ -123,3 +123,24 @@ def test_recent_writes_give_the_records_above_a_version_and_say_when_some_are_go
     assert recent.since(0) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], True)
     assert recent.since(2) == ([], True)
     assert recent.since(-1) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], False)
+
+
+async def test_a_public_room_the_store_lost_whole_is_listed_again() -> None:
+    """Redis lost the room's first save and its place in the list of rooms to watch: the
+    write-back puts both back, so the room does not vanish from the list for good."""
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        lose = redis.keep()
+        ann = await a.connect("Ann")
+        room = Room.create("ROOM1", "private", 3, ann, "Ann", public=True)
+        runner = await a.directory.open(room)
+        assert runner is not None
+        await a.store.add_watchable("ROOM1", 1.0)
+        redis.down = True
+        assert a.health is not None
+        a.health.failed(StoreUnavailable("gone"))
+        lose()
+        assert "ROOM1" not in redis.watchable and "ROOM1" not in redis.rooms
+        redis.down = False
+        await until(lambda: runner.paused_since is None)
+        assert "ROOM1" in redis.watchable
+        assert redis.rooms["ROOM1"].version == runner.room.version
