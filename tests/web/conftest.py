@@ -67,12 +67,15 @@ def web_server(redis_url: str, tmp_path: Path) -> Iterator[StartServer]:
 @pytest.fixture
 def open_page(chromium: Any) -> Iterator[OpenPage]:
     """Open a URL in a fresh context (its own profile): ``phone=True`` for 390x844 with
-    touch, else 1280x800 with a mouse. Returns the page and the frames it receives.
+    touch, else 1280x800 with a mouse; ``clock=True`` lets the test move the page's time
+    on (``page.clock.fast_forward``). Returns the page and the frames it receives.
     A JavaScript error on any page fails the test."""
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def open_(url: str, phone: bool = False, locale: str = "en-US") -> tuple[Any, Frames]:
+    def open_(
+        url: str, phone: bool = False, locale: str = "en-US", clock: bool = False
+    ) -> tuple[Any, Frames]:
         context = chromium.new_context(
             viewport=PHONE if phone else DESKTOP,
             has_touch=phone,
@@ -85,6 +88,8 @@ def open_page(chromium: Any) -> Iterator[OpenPage]:
         page.set_default_timeout(15_000)
         page.on("pageerror", lambda e: errors.append(str(e)))
         frames = record_frames(page)
+        if clock:  # the page's timers on Playwright's clock: time flows, and can jump
+            page.clock.install()
         page.goto(url)
         page.wait_for_function(OPEN)
         return page, frames
