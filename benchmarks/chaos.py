@@ -58,8 +58,8 @@ from server.store.redis_store import RedisStore
 
 PREFIX = "chaos:"
 DDZ = [sys.executable, "-m", "client.cli"]
-#: Seconds every client has, after the last match started and the last fault ended, to
-#: finish (a 3-deal match takes well under a minute).
+#: Seconds every client has, by default, after the last match started and the last fault
+#: ended, to finish (a 3-deal match takes well under a minute).
 FINISH_GRACE = 300.0
 STARTED = time.monotonic()
 
@@ -353,7 +353,7 @@ class Run:
         until = time.monotonic() + self.opts.duration
         await asyncio.gather(self.keep_playing(until), self.make_faults(until))
         log("faults over; waiting for the matches to end")
-        deadline = time.monotonic() + FINISH_GRACE
+        deadline = time.monotonic() + self.opts.finish_grace
         everyone = [c for m in self.matches for c in m.clients]
         while any(c.running for c in everyone) and time.monotonic() < deadline:
             await asyncio.sleep(0.5)
@@ -444,6 +444,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--lease-ttl", type=float, default=10.0, help="the servers' --lease-ttl (seconds)"
+    )
+    parser.add_argument(
+        "--finish-grace",
+        type=float,
+        default=FINISH_GRACE,
+        help="seconds the clients have to finish after the faults end; one still running"
+        " then is stuck",
     )
     parser.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1))
     parser.add_argument("--appendfsync", default="always", choices=("always", "everysec"))

@@ -28,7 +28,7 @@ def chaos_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     # fmt: off
     command = [
         sys.executable, str(CHAOS), "--duration", "45", "--clients", "15", "--seed", "7",
-        "--fault-every", "5", "--out", str(out),
+        "--fault-every", "5", "--finish-grace", "120", "--out", str(out),
     ]
     # fmt: on
     # its own session: whatever happens here, the whole group is ended below (its children
