@@ -63,8 +63,9 @@ def test_a_three_deal_practice_match_by_clicks(
         else:
             time.sleep(0.02)
     shoot(page, "match-end-desktop")
-    # bids, plays, passes and readies were all clicked
-    assert done.get("bid", 0) >= 3 and done.get("play", 0) >= 3 and done.get("ready", 0) == 2
+    # bids, plays, passes and readies were all clicked (a bot that bids 3 before the
+    # player's turn leaves that deal without a bid of the player's)
+    assert done.get("bid", 0) >= 1 and done.get("play", 0) >= 3 and done.get("ready", 0) == 2
     assert len(frames.of_type("deal_end")) == 3
     end = frames.of_type("match_end")[0]
     # the match-end screen: winners, a row per deal and the totals
