@@ -13,6 +13,7 @@ import pty
 import re
 import select
 import subprocess
+import termios
 import time
 from pathlib import Path
 
@@ -89,6 +90,13 @@ class Terminal:
                 except OSError:  # the process closed the terminal
                     continue
 
+    def raw(self) -> None:
+        """Wait until the program reads keys one by one (its terminal left line mode)."""
+        deadline = time.monotonic() + TIMEOUT
+        while termios.tcgetattr(self.fd)[3] & termios.ICANON:
+            assert time.monotonic() < deadline, "the terminal stayed in line mode"
+            time.sleep(0.01)
+
 
 def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, str]) -> None:
     home, code = played
@@ -107,6 +115,7 @@ def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, 
         screen = terminal.text()
         assert int(first.group(2)) >= 3  # bidding, tricks, end
         assert "bidding" in screen and "trick 1 of" not in screen  # one step, not all
+        terminal.raw()  # (a key typed before the pager reads keys could be lost)
         os.write(primary, b"\r")  # Enter: the first trick
         terminal.until(FOOTER, "2")
         assert "trick 1 of" in terminal.text()

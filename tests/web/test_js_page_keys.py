@@ -296,7 +296,12 @@ def test_dialogs_take_the_focus_and_give_it_back(
     # the deal's summary takes the focus on its Ready button
     deadline = time.monotonic() + 90
     while not page.is_visible("#summary"):
-        assert time.monotonic() < deadline, "the first deal did not end"
+        assert time.monotonic() < deadline, (
+            "the first deal did not end",
+            focused(page),
+            state(page)["conn"],
+            (state(page)["room"] or {}).get("table"),
+        )
         if my_turn(page, "bid"):
             page.keyboard.press("0" if page.is_enabled("#bid-0") else "1")
         elif my_turn(page, "play"):
