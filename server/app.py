@@ -176,7 +176,11 @@ class App:
         await self.cluster.start()
         self.accepting = True
         # the strong bot's search processes start meanwhile, before the first decision
-        await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
+        # (unless they are to start with it: a server that may never seat a strong bot)
+        if self.settings.bot_pool_start == "warm":
+            await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
+        else:
+            await self.cluster.recover()
         # matches a crash left between their room's closing save and their records (a store
         # that fails now leaves them to the next settle: it must not stop the start)
         try:

@@ -66,6 +66,7 @@ class Settings:
     strong_bots_per_address: int = 4
     bot_queue_limit: int = 16
     bot_workers: int = 0
+    bot_pool_start: str = "warm"
     max_watchers: int = 50
 
 
@@ -208,10 +209,16 @@ _HELP: dict[str, tuple[str, str]] = {
         "most strong-bot decisions waiting for the bot pool; past it new strong rooms are refused",
     ),
     "bot_workers": ("DDZ_BOT_WORKERS", "processes deciding for strong bots (0: up to 2)"),
+    "bot_pool_start": (
+        "DDZ_BOT_POOL_START",
+        "when those processes start: warm (with the server, so that the first strong"
+        " decision waits for none) or lazy (at the first strong decision)",
+    ),
     "max_watchers": ("DDZ_MAX_WATCHERS", "most watchers in one room (0: no cap)"),
 }
 
 EVENT_LOOPS = ("uvloop", "asyncio")
+BOT_POOL_STARTS = ("warm", "lazy")
 
 #: The longest wait for replicas: below the time Redis has to answer a batch at all.
 MAX_WAIT_TIMEOUT_MS = int(REDIS_REPLY_TIMEOUT * 1000) - 500
@@ -258,6 +265,8 @@ def load_settings(
         parser.error(f"--bot-speed must be one of {', '.join(BOT_DELAYS)}")
     if parsed.event_loop not in EVENT_LOOPS:
         parser.error(f"--event-loop must be one of {', '.join(EVENT_LOOPS)}")
+    if parsed.bot_pool_start not in BOT_POOL_STARTS:
+        parser.error(f"--bot-pool-start must be one of {', '.join(BOT_POOL_STARTS)}")
     if parsed.redis_appendfsync not in APPENDFSYNC_CHOICES:
         parser.error(f"--redis-appendfsync must be one of {', '.join(APPENDFSYNC_CHOICES)}")
     _check_replica_wait(parser, parsed)

@@ -44,6 +44,9 @@ async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[Runn
     """An App on a real Redis (under a key prefix of its own unless given one), served on a
     free loopback port for the duration of the block."""
     overrides.setdefault("key_prefix", unique_prefix())
+    # (its strong bots' processes start with the first strong decision: few tests have
+    # one, and starting them with each of these servers cost about a second each)
+    overrides.setdefault("bot_pool_start", "lazy")
     settings = replace(Settings(port=free_port(), redis_url=redis_url), **overrides)
     store = open_store(settings, redis_url)
     app = App(settings, store, addresses=AddressStore(store))

@@ -87,6 +87,7 @@ class WebServer:
             "--redis-url", redis_url,
             "--key-prefix", unique_prefix(),
             "--bot-workers", "1",
+            "--bot-pool-start", "lazy",  # (few tests seat a strong bot)
             *extra,
         ]  # fmt: skip
         self._log = log.open("wb")

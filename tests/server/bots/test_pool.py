@@ -17,7 +17,9 @@ from protocol.messages import BidRequest, PassRequest, PlayRequest
 from server.bots import pool
 from server.bots.base import decide, policy_for
 from server.bots.strong import StrongBot
+from server.settings import load_settings
 from tests.server.bots.helpers import play_view
+from tests.server.wire import running_server
 
 
 class PidBot:
@@ -129,3 +131,25 @@ async def test_a_late_pool_falls_back_inline(warm_pool: list[int]) -> None:
     assert time.monotonic() - start < 1.0  # not the 1.5 s the slow bot thinks
     assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
     assert not isinstance(request, PassRequest)
+
+
+async def test_the_pool_starts_with_the_server_or_at_the_first_strong_decision(
+    redis_url: str,
+) -> None:
+    """``--bot-pool-start warm`` (the default) starts the workers with the server, so that
+    the first strong decision waits for none; ``lazy`` leaves them to that decision."""
+    async with running_server(redis_url, bot_pool_start="warm") as warm:
+        assert warm.app.bots._executor is not None
+    async with running_server(redis_url, bot_pool_start="lazy") as lazy:
+        assert lazy.app.bots._executor is None
+        assert await lazy.app.bots.choose("easy", lead_view()) is not None
+        assert lazy.app.bots._executor is None  # not a strong decision
+        assert await lazy.app.bots.choose("strong", lead_view()) is not None
+        assert lazy.app.bots._executor is not None
+
+
+def test_a_pool_start_that_is_neither_is_refused() -> None:
+    assert load_settings([], env={}).bot_pool_start == "warm"
+    assert load_settings(["--bot-pool-start", "lazy"], env={}).bot_pool_start == "lazy"
+    with pytest.raises(SystemExit):
+        load_settings(["--bot-pool-start", "soon"], env={})
