@@ -182,8 +182,10 @@ def assert_resumed_to_the_end(client: ClientProcess) -> None:
     assert [w["resumed"] for w in welcomes] == [False, True], client.stderr()
     assert welcomes[0]["player_id"] == welcomes[1]["player_id"]
     snapshots = [m for m in messages if m["type"] == "snapshot"]
-    assert len(snapshots) == 2
-    assert welcomes[1]["room"] == snapshots[0]["room"]["code"] == snapshots[1]["room"]["code"]
+    # one at the start and one on the return; a room brought back while its player says
+    # hello may send one more, of the same room (a snapshot is the whole room: harmless)
+    assert len(snapshots) >= 2
+    assert all(welcomes[1]["room"] == s["room"]["code"] for s in snapshots)
     assert types[-1] == "match_end"
     deal_ends = [m for m in messages if m["type"] == "deal_end"]
     assert deal_ends and all(sum(d["score"]["scores"]) == 0 for d in deal_ends)
