@@ -6,6 +6,7 @@ the focus; a Chinese table (bots' names, one title, jokers as 大王 / 小王)."
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -274,6 +275,11 @@ def assert_nothing_refused(frames: Frames) -> None:
 # --- dialogs and words ------------------------------------------------------------------------
 
 
+#: The bid buttons as the page shows them: id, hidden, disabled, laid out.
+BID_BUTTONS = """() => [...document.querySelectorAll('#bid-buttons, #bid-buttons button')].map(
+  (b) => [b.id, b.hidden, b.disabled, b.getClientRects().length > 0])"""
+
+
 def test_dialogs_take_the_focus_and_give_it_back(
     web_server: StartServer, open_page: OpenPage
 ) -> None:
@@ -298,11 +304,17 @@ def test_dialogs_take_the_focus_and_give_it_back(
     # the deal's summary takes the focus on its Ready button
     deadline = time.monotonic() + 90
     while not page.is_visible("#summary"):
-        assert time.monotonic() < deadline, (
-            "the first deal did not end",
-            focused(page),
-            state(page)["conn"],
-            (state(page)["room"] or {}).get("table"),
+        assert time.monotonic() < deadline, "the first deal did not end: " + json.dumps(
+            {
+                "focus": focused(page),
+                "conn": state(page)["conn"],
+                "table": {
+                    k: v
+                    for k, v in ((state(page)["room"] or {}).get("table") or {}).items()
+                    if k in ("phase", "turn", "bids", "forced_bid", "landlord", "card_counts")
+                },
+                "buttons": page.evaluate(BID_BUTTONS),
+            }
         )
         if my_turn(page, "bid"):
             # (no pass for the player who must bid, after three deals nobody bid on)
