@@ -30,7 +30,7 @@ from protocol.errors import ErrorCode, Refusal
 from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Ping, Pong, Welcome
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.node import Cluster
+from server.cluster.node import RECALL_AGAIN, Cluster
 from server.edge.flood import Verdict
 from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
@@ -345,9 +345,11 @@ class App:
         if room is not None:
             try:
                 await self.directory.route(room.code, ops.Back(player))
-            except RoomError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE:
+            except (RoomError, StoreError) as exc:
+                if isinstance(exc, RoomError) and exc.code not in RECALL_AGAIN:
                     raise
-                # its process cannot be reached yet: the stored picture, until it can
+                # its process cannot be reached yet (or the storage is down): the picture
+                # as stored until it can, and the return tried again until it is made
                 conn.send(room.snapshot_for(player, self.clock()))
+                self.cluster.recall(player, room.code)
                 raise

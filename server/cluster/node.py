@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from protocol.errors import Refusal
+from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Paused
 from server.bots.pool import BotPool
 from server.cluster import ops
@@ -55,6 +55,13 @@ from server.store.errors import StoreError
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
+
+#: Seconds between tries at bringing a player back into their room: the first pause, and
+#: the longest (doubling between).
+RECALL_FIRST, RECALL_LONGEST = 0.1, 2.0
+#: Refusals of a return that may pass when tried again (the room changing process, the
+#: storage down).
+RECALL_AGAIN = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE})
 
 #: Close code for a connection whose session has connected again elsewhere.
 CLOSE_REPLACED = 4000
@@ -98,6 +105,10 @@ class Cluster:
         self._closed = closed
         self.store = store
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The players being brought back into a room (``recall``), and whether to try
+        #: once more after the try under way.
+        self._recalls: dict[tuple[str, str], bool] = {}
+        self.health = health
         self._lease_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self, health)
         self.directory = RoomDirectory(
@@ -180,14 +191,53 @@ class Cluster:
         older.player_id = None
         older.ws.close(CLOSE_REPLACED, "replaced by a newer connection")
 
-    async def come_back(self, player: str, code: str) -> None:
-        """Mark a player connected here back in their room (it has a new process)."""
-        if self.sessions.room_of(player) != code or not self.hub.connected(player):
+    def recall(self, player: str, code: str) -> None:
+        """Bring a player connected here back into room ``code`` wherever it runs (it has a
+        new process, or their return could not reach it): they get a fresh snapshot and
+        the others hear they are back. While the room cannot be reached (its process
+        changing, the storage down) it is tried again, until the room answers, the player
+        is no longer connected here or in that room, or the process goes down. One try at
+        a time per player and room; asked again meanwhile, it goes once more after (the
+        room may have moved since that try)."""
+        key = (player, code)
+        if key in self._recalls:
+            self._recalls[key] = True
             return
+        self._recalls[key] = False
+        self._background(self._recall(player, code))
+
+    def _wanted(self, player: str, code: str) -> bool:
+        """Whether a player is still to be brought back into room ``code``."""
+        return (
+            not self.closing
+            and self.sessions.room_of(player) == code
+            and self.hub.connected(player)
+        )
+
+    async def _recall(self, player: str, code: str) -> None:
+        key = (player, code)
+        pause = RECALL_FIRST
         try:
-            await self.directory.route(code, ops.Back(player))
-        except (Refusal, StoreError) as exc:
-            log.info("room %s: could not bring %s back: %s", code, player, exc)
+            while self._wanted(player, code):
+                self._recalls[key] = False
+                try:
+                    await self.directory.route(code, ops.Back(player))
+                except Refusal as exc:
+                    if exc.code not in RECALL_AGAIN:
+                        log.info("room %s: %s not brought back: %s", code, player, exc)
+                        return
+                except StoreError:
+                    pass  # (the storage is down: its health says so, once)
+                else:
+                    if not self._recalls[key]:
+                        return
+                    continue
+                if self.health is not None:
+                    await self.health.up()
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RECALL_LONGEST)
+        finally:
+            del self._recalls[key]
 
     # --- what the rooms run here send (runner's Outlet and Presence) -----------------------
 
@@ -227,9 +277,19 @@ class Cluster:
         code = runner.code
         for player in runner.room.members():
             if self.hub.connected(player):
-                self._background(self.come_back(player, code))
+                self.recall(player, code)
             else:
                 self.relay.to_player(player, Rejoin(code=code))
+
+    def let_go(self, runner: RoomRunner) -> None:
+        """A room run here until now runs elsewhere (or is free to be taken): its players
+        connected here are brought to it; those connected elsewhere hear from the process
+        that takes it (``Rejoin``)."""
+        code = runner.code
+        self.directory.leases.forget(code)
+        for player in runner.room.members():
+            if self.hub.connected(player) and self.sessions.room_of(player) == code:
+                self.recall(player, code)
 
     async def closed(self, room: Room) -> None:
         if self._closed is not None:
@@ -264,7 +324,7 @@ class Cluster:
                     self.replace(older)
         else:  # Rejoin: the room has a new process, whatever was remembered
             self.directory.leases.forget(message.code)
-            self._background(self.come_back(player, message.code))
+            self.recall(player, message.code)
 
     def forwarded(self, message: Forward) -> None:
         self._background(self.directory.serve(message))
@@ -281,4 +341,4 @@ class Cluster:
             player = conn.player_id
             room = None if player is None else self.sessions.room_of(player)
             if player is not None and room is not None and room not in self.rooms:
-                self._background(self.come_back(player, room))
+                self.recall(player, room)
