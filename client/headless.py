@@ -114,9 +114,15 @@ FATAL_CODES = frozenset(
         ErrorCode.NO_ROOM,
     }
 )
-#: Refusals of a request that was not applied and may pass when sent again.
+#: Refusals of a request that was not applied and may pass when sent again (``busy``:
+#: another request of ours holds our lobby lock, or the strong bots are at capacity).
 RETRY_CODES = frozenset(
-    {ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED}
+    {
+        ErrorCode.UNAVAILABLE,
+        ErrorCode.STORAGE_UNAVAILABLE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.BUSY,
+    }
 )
 #: Refusals of an action the table has moved past (it was applied already, or the turn went
 #: on): nothing to do but wait for the next decision.

@@ -561,6 +561,21 @@ async def test_unavailable_setup_and_actions_are_tried_again() -> None:
     assert err.getvalue().count("[unavailable]") == 2
 
 
+async def test_a_setup_refused_as_busy_is_sent_again() -> None:
+    """Another request of ours still holds our lobby lock (its connection dropped, or its
+    server died holding it): the setup waits and goes again, it is not the end."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.BUSY, message="under way: retry", request_id=setup.id))
+    (again,) = await link.next_sent()
+    assert isinstance(again, StartPractice) and again.id == setup.id + 1
+    link.feed(Snapshot(room=room()), a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+    assert "[busy]" in err.getvalue()
+
+
 async def test_an_unavailable_setup_after_its_snapshot_is_not_sent_again() -> None:
     """The server opened the room (its snapshot came) but could not note it in the session:
     the setup took effect, so sending it again would only be refused."""
