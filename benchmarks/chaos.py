@@ -79,6 +79,10 @@ class Client:
     args: list[str]
     state_dir: Path
     messages: list[Message] = field(default_factory=list)
+    #: When each message came (``time.monotonic``), beside ``messages``.
+    times: list[float] = field(default_factory=list)
+    #: Each incarnation: when it started and ended, and why.
+    runs: list[Incarnation] = field(default_factory=list)
     process: asyncio.subprocess.Process | None = None
     incarnations: int = 0
     exit_codes: list[int] = field(default_factory=list)
@@ -121,25 +125,32 @@ class Client:
                 env=env,
             )
         self.incarnations += 1
-        self.reader = asyncio.ensure_future(self._read(self.process))
+        run = Incarnation(time.monotonic())
+        self.runs.append(run)
+        self.reader = asyncio.ensure_future(self._read(self.process, run))
 
-    async def _read(self, process: asyncio.subprocess.Process) -> None:
+    async def _read(self, process: asyncio.subprocess.Process, run: Incarnation) -> None:
         assert process.stdout is not None
+        before = len(self.messages)
         while line := await process.stdout.readline():
             with contextlib.suppress(ValueError):
                 message: Message = json.loads(line)
                 self.messages.append(message)
+                self.times.append(time.monotonic())
                 if message.get("type") == "deal_started":
                     self.dealt.set()
                 elif message.get("type") == "error":
                     refusal = str(message.get("code"))
                     self.errors[refusal] = self.errors.get(refusal, 0) + 1
         status = await process.wait()
+        run.ended = time.monotonic()
         self.exit_codes.append(status)
-        unreached = status == EXIT_CONNECT and not self.messages
+        unreached = status == EXIT_CONNECT and len(self.messages) == before
         if unreached and self.connect_tries < 20 and not self.retired:
-            # the server was down when it first tried (a kill): a person tries again
+            # the server was down when it first tried (a kill; a dropped client started
+            # again while its server was down): a person tries again
             self.connect_tries += 1
+            run.retried = True
             await asyncio.sleep(1)
             await self.start()
 
@@ -149,8 +160,31 @@ class Client:
 
     async def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:
+            self.runs[-1].killed = True
             self.process.kill()
         await self.wait()
+
+    def saw_end_at(self) -> float | None:
+        """When it got its match's result, if it did."""
+        for message, at in zip(self.messages, self.times, strict=True):
+            if message.get("type") == "match_end":
+                return at
+        return None
+
+    def away_at(self, moment: float) -> bool:
+        """Whether it was away from its room at ``moment``: it said hello again after it
+        (it came back to find the room over: it was reconnecting then), or the run had
+        killed it (a drop) and not yet started it again."""
+        welcomes = (at for m, at in zip(self.messages, self.times, strict=True) if _welcome(m))
+        if any(at >= moment for at in welcomes):
+            return True
+        before = [run for run in self.runs if run.started <= moment]
+        if not before:
+            return True  # (started after it)
+        last = before[-1]
+        if last.ended is None or last.ended > moment:
+            return False  # running then, its last hello before: in its room
+        return last.killed or last.retried  # not back yet (not: it had given up)
 
     def code(self) -> str | None:
         for message in self.messages:
@@ -158,6 +192,22 @@ class Client:
             if isinstance(room, dict) and room.get("code"):
                 return str(room["code"])
         return None
+
+
+@dataclass
+class Incarnation:
+    """One incarnation of a client: its process from start to end."""
+
+    started: float
+    ended: float | None = None
+    #: The run killed it (a drop, or the end of the run).
+    killed: bool = False
+    #: It could not reach its server at all, and is started again.
+    retried: bool = False
+
+
+def _welcome(message: Message) -> bool:
+    return message.get("type") == "welcome"
 
 
 @dataclass
@@ -184,7 +234,8 @@ class Run:
         self.rng = random.Random(opts.seed)
         self.redis = RedisGroup(root, opts.appendfsync)
         extra = [
-            "--log-level", "WARNING", "--lease-ttl", str(opts.lease_ttl), "--bot-speed", "fast",
+            "--log-level", opts.server_log_level, "--lease-ttl", str(opts.lease_ttl),
+            "--bot-speed", "fast",
             "--bid-timeout", "10", "--play-timeout", "10", "--ready-timeout", "3",
             "--resume-grace", "3", "--idle-room-timeout", "120", "--finished-ttl", "86400",
             "--max-connections-per-address", "0", "--open-rooms-per-address", "0",
@@ -378,6 +429,8 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
     errors: dict[str, int] = {}
     for match in run.matches:
         journal = journals[match.code]
+        ends = [at for c in match.clients if (at := c.saw_end_at()) is not None]
+        ended_at = min(ends, default=None)
         if journal.totals is None:
             unfinished += 1
             examples.append(f"{match.code}: unfinished ({journal.closed or journal.error})")
@@ -391,12 +444,17 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
             examples += [f"{match.code} {client.name}: {e}" for e in verdict.lost + verdict.doubled]
             # a client that ends without the result, while its match did end, was stuck
             # unless it was away (dropped, or reconnecting after its server died) when the
-            # match ended: then it comes back to a closed room
+            # match ended (as the first of its clients to hear of it heard): then it comes
+            # back to a closed room. One that gave up before is stuck.
             if client in run.stuck or verdict.saw_end:
                 continue
             welcomes = sum(m.get("type") == "welcome" for m in client.messages)
             last = [m.get("type") for m in client.messages[-3:]]
-            if journal.totals is not None and (client.dropped or welcomes > 1):
+            if ended_at is not None:
+                away = client.away_at(ended_at)
+            else:  # (nobody heard the end: who was away when is not known)
+                away = bool(client.dropped or welcomes > 1)
+            if journal.totals is not None and away:
                 missed_end += 1
                 notes.append(f"{match.code} {client.name}: away at the end; last {last}")
             else:
@@ -447,6 +505,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1))
     parser.add_argument("--appendfsync", default="always", choices=("always", "everysec"))
+    parser.add_argument(
+        "--server-log-level", default="WARNING", help="the servers' --log-level (INFO: more)"
+    )
     parser.add_argument("--out", type=Path, help="write the counts here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
     return parser.parse_args(argv)
