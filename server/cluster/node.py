@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, Refusal
-from protocol.messages import Paused
+from protocol.messages import Paused, Resumed
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.directory import RoomDirectory
@@ -108,6 +108,8 @@ class Cluster:
         #: The players being brought back into a room (``recall``), and whether to try
         #: once more after the try under way.
         self._recalls: dict[tuple[str, str], bool] = {}
+        #: The players here told by this process that their room (run elsewhere) paused.
+        self._paused_here: dict[str, str] = {}
         self.health = health
         self._lease_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self, health)
@@ -115,7 +117,7 @@ class Cluster:
             node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots, health
         )
         if health is not None:
-            health.watch(self.storage_down, lambda since, now: None)
+            health.watch(self.storage_down, self.storage_back)
 
     @property
     def rooms(self) -> dict[str, RoomRunner]:
@@ -230,6 +232,7 @@ class Cluster:
                     pass  # (the storage is down: its health says so, once)
                 else:
                     if not self._recalls[key]:
+                        self._went_on(player, code)
                         return
                     continue
                 if self.health is not None:
@@ -238,6 +241,16 @@ class Cluster:
                 pause = min(pause * 2, RECALL_LONGEST)
         finally:
             del self._recalls[key]
+            if self._paused_here.get(player) == code and not self._wanted(player, code):
+                del self._paused_here[player]
+
+    def _went_on(self, player: str, code: str) -> None:
+        """The player's room answered their return: if this process told them it paused
+        (and the storage answers), it tells them it goes on."""
+        paused = self.health is not None and self.health.down
+        if self._paused_here.get(player) == code and not paused:
+            del self._paused_here[player]
+            self.hub.deliver([(player, Resumed(code=code))])
 
     # --- what the rooms run here send (runner's Outlet and Presence) -----------------------
 
@@ -298,13 +311,21 @@ class Cluster:
     def storage_down(self, since: float) -> None:
         """The storage went down: each player here in a room run by another process is told
         that their match is paused (that process's own notice cannot come through Redis).
-        The rooms run here tell their people themselves; each room's process says when it
-        goes on."""
+        The rooms run here tell their people themselves."""
         players = {conn.player_id for conn in self.hub.all if conn.player_id is not None}
         for player in sorted(players):
             code = self.sessions.room_of(player)
             if code is not None and code not in self.rooms:
                 self.hub.deliver([(player, Paused(code=code, since=since))])
+                self._paused_here[player] = code
+
+    def storage_back(self, since: float, now: float) -> None:
+        """The storage is back: each player told here that their match paused is brought
+        back into their room (what it sent meanwhile may have been lost) and, once it
+        answers, told here that it goes on. Its own process may never say so: it may not
+        have seen the outage at all, and what it says may be lost on the way."""
+        for player, code in list(self._paused_here.items()):
+            self.recall(player, code)
 
     # --- what the relay brings (its Inbox) -------------------------------------------------
 

@@ -5,10 +5,11 @@ as away by the process that does, with nothing more coming. Over the in-memory s
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 import pytest
 
-from protocol.messages import Snapshot
+from protocol.messages import Resumed, Snapshot
 from server.cluster import ops
 from server.cluster.messages import Forward, Rejoin, unpack_message
 from server.rooms.room import RoomError
@@ -124,3 +125,32 @@ async def test_after_an_outage_a_room_whose_lease_ran_out_is_left_to_its_own_pro
             await until(lambda: "ROOM1" in b.directory.rooms)
         finally:
             keeper.cancel()
+
+
+@dataclass(frozen=True)
+class Socket:
+    """A connection as the cluster part reads it: whose it is."""
+
+    player_id: str
+
+
+async def test_a_player_told_here_that_the_match_paused_is_told_here_that_it_goes_on() -> None:
+    """Only the player's process saw the outage (the room's made no call meanwhile): the
+    room's process never pauses, so it would never say the match goes on."""
+    async with nodes("a:1", "b:2", watched=True) as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await join_from(b, code)
+        b.hub.all.add(Socket(bo))  # type: ignore[arg-type]  # (Bo's connection to b)
+        assert b.health is not None and a.health is not None
+        redis.down = True
+        b.health.failed(StoreUnavailable("gone"))
+        b.hub.got[bo].clear()
+        assert a.directory.rooms[code].paused_since is None
+
+        redis.down = False
+
+        await until(lambda: any(isinstance(m, Resumed) for m in b.hub.got[bo]))
+        kinds = [type(m) for m in b.hub.got[bo]]
+        assert kinds.index(Snapshot) < kinds.index(Resumed)  # the room's picture, then
+        assert not a.health.down
