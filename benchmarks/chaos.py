@@ -164,6 +164,28 @@ class Client:
             self.process.kill()
         await self.wait()
 
+    def write_record(self, code: str) -> None:
+        """Its messages (each with ``at``: seconds since the run started, as the log lines
+        say) in ``messages.jsonl``, and its incarnations in ``runs.json``, to read beside
+        the servers' logs."""
+        lines = "".join(
+            json.dumps({"at": round(at - STARTED, 3), **m}) + "\n"
+            for m, at in zip(self.messages, self.times, strict=True)
+        )
+        (self.state_dir / "messages.jsonl").write_text(lines)
+        runs = [
+            {
+                "started": round(r.started - STARTED, 3),
+                "ended": None if r.ended is None else round(r.ended - STARTED, 3),
+                "killed": r.killed,
+                "retried": r.retried,
+            }
+            for r in self.runs
+        ]
+        record: dict[str, Any] = {"room": code, "role": self.role, "server": self.server}
+        record |= {"runs": runs, "exit_codes": self.exit_codes}
+        (self.state_dir / "runs.json").write_text(json.dumps(record, indent=1))
+
     def saw_end_at(self) -> float | None:
         """When it got its match's result, if it did."""
         for message, at in zip(self.messages, self.times, strict=True):
@@ -544,8 +566,7 @@ async def main(opts: argparse.Namespace) -> int:
     if opts.keep or not ok:
         for match in run.matches:
             for client in match.clients:
-                lines = "".join(json.dumps(m) + "\n" for m in client.messages)
-                (client.state_dir / "messages.jsonl").write_text(lines)
+                client.write_record(match.code)
     else:
         shutil.rmtree(root, ignore_errors=True)
     text = json.dumps(counts, indent=1)
