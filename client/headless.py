@@ -30,6 +30,8 @@ back to: the match ended, we left, or the room closed.
 
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
+(A setup so refused may have been applied all the same, its answer lost: sent again, it is
+refused as ``already_seated``, and the server sends the room's snapshot; that is awaited.)
 
 After the match the saved session is kept: it is who the server knows, whose
 history and replays ``ddz history`` and ``ddz replay CODE`` ask for (a session resumed after
@@ -163,6 +165,8 @@ class Headless:
         self.state: TableState | None = None
         self.setup: Request | None = setup_request(opts)
         self.setup_id: int | None = None
+        #: The setup was sent again after a retryable refusal (the first may have been done).
+        self.setup_resent = False
         self.match_ended = False
         #: Requests to send again as they were when refused as retryable, by request id:
         #: the setup request and a created room's set-up (an ``AutoPlayer`` action is
@@ -354,12 +358,19 @@ class Headless:
                 new_id = await self.send(request, resend=True)
                 if setup:
                     self.setup_id = new_id
+                    self.setup_resent = True
             elif (
                 self.auto is not None
                 and self.state is not None
                 and decided in (None, decision_key(self.state))
             ):
                 self.auto.forget(self.state)  # unapplied: decide again
+            return
+        if setup and error.code == ErrorCode.ALREADY_SEATED and self.setup_resent:
+            # An earlier try of the setup seated us though it was answered as not done (its
+            # save's answer was lost): the server sends that room's snapshot.
+            if self.state is None:
+                self.note("an earlier try took effect: waiting for the room")
             return
         if setup and self.opts.mode == "quick" and error.code == ErrorCode.ALREADY_QUEUED:
             # Our entry outlived a drop (the server went down before it could take us off

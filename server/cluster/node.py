@@ -228,8 +228,9 @@ class Cluster:
                     if exc.code not in RECALL_AGAIN:
                         log.info("room %s: %s not brought back: %s", code, player, exc)
                         return
-                except StoreError:
-                    pass  # (the storage is down: its health says so, once)
+                except StoreError as exc:
+                    if self.health is not None:  # (said in the log once, by the health)
+                        self.health.failed(exc)
                 else:
                     if not self._recalls[key]:
                         self._went_on(player, code)

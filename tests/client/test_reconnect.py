@@ -576,6 +576,33 @@ async def test_a_setup_refused_as_busy_is_sent_again() -> None:
     assert "[busy]" in err.getvalue()
 
 
+async def test_a_setup_that_took_effect_though_refused_waits_for_its_room() -> None:
+    """The first try seated us but was answered as unavailable: the second is refused as
+    already seated, and the room's snapshot follows (the server brings us back)."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.UNAVAILABLE, message="retry", request_id=setup.id))
+    (again,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.ALREADY_SEATED, message="seated", request_id=again.id))
+    await asyncio.sleep(0.05)
+    assert not task.done()
+    link.feed(Snapshot(room=room()), a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+    assert "waiting for the room" in err.getvalue()
+
+
+async def test_a_first_setup_refused_as_already_seated_ends_the_session() -> None:
+    link = ScriptedLink(welcome())
+    driver, _out, _err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.ALREADY_SEATED, message="seated", request_id=setup.id))
+    with pytest.raises(SessionEnded):
+        await asyncio.wait_for(task, 5)
+
+
 async def test_an_unavailable_setup_after_its_snapshot_is_not_sent_again() -> None:
     """The server opened the room (its snapshot came) but could not note it in the session:
     the setup took effect, so sending it again would only be refused."""
