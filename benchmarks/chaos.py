@@ -20,7 +20,9 @@ is replayed and held to what each of its clients saw (``chaos_check.py``): versi
 totals. It prints the faults survived and the counts (actions seen, lost, doubled; matches
 unfinished; clients stuck; processes left after the end), and exits 1 on any of those. A
 client that ends without the result because it was away when its match ended (dropped, or
-reconnecting after its server died) is counted apart (``away_at_end``), not as stuck.
+reconnecting after its server died) is counted apart (``away_at_end``), not as stuck; one
+that gave up while its match went on (as the first of its clients to see the end saw it),
+or a creator that ended without a room, is stuck.
 
 The servers save with ``--redis-wait-replicas 1`` and the nodes sync ``appendfsync always``
 by default: the level whose promise is "nothing anyone saw is lost" through a failover.
@@ -276,6 +278,8 @@ class Run:
         #: Clients being started (counted as live), and those still running at the end.
         self._starting = 0
         self.stuck: list[Client] = []
+        #: Creators that ended without a room (refused for good): stuck as well.
+        self.gave_up: list[str] = []
 
     # --- clients and matches ----------------------------------------------------------
 
@@ -306,11 +310,13 @@ class Run:
                 await asyncio.sleep(0.05)
                 code = creator.code()
             if code is None:
+                gave_up = creator.ended  # (else: not started in time, a loaded machine)
                 await creator.kill()
-                self.faults.failed.append(
+                note = (
                     f"{creator.name}: no room created (exit {creator.exit_codes}, see"
                     f" {creator.state_dir}/stderr.log)"
                 )
+                (self.gave_up if gave_up else self.faults.failed).append(note)
                 return
             clients = [creator]
             for i in range(2 if people else 0):
@@ -485,6 +491,8 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
     for client in run.stuck:
         last = [m.get("type") for m in client.messages[-3:]]
         examples.append(f"{client.name} ({client.role}) still running; last {last}")
+    stuck += len(run.gave_up)
+    examples += run.gave_up
     faults = run.faults
     return {
         "seconds": round(took),
