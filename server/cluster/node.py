@@ -227,6 +227,8 @@ class Cluster:
                 except Refusal as exc:
                     if exc.code not in RECALL_AGAIN:
                         log.info("room %s: %s not brought back: %s", code, player, exc)
+                        if self._paused_here.get(player) == code:
+                            del self._paused_here[player]  # (no room to go on)
                         return
                 except StoreError as exc:
                     if self.health is not None:  # (said in the log once, by the health)
