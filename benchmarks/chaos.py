@@ -52,7 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chaos_check import Journal, Message, judge, read_journal
+from chaos_check import Journal, Message, end_totals, judge, read_journal
 from chaos_cluster import RedisGroup, ServerGroup, alive, dying_with_us
 
 from client.headless import EXIT_CONNECT
@@ -191,7 +191,7 @@ class Client:
     def saw_end_at(self) -> float | None:
         """When it got its match's result, if it did."""
         for message, at in zip(self.messages, self.times, strict=True):
-            if message.get("type") == "match_end":
+            if end_totals(message) is not None:
                 return at
         return None
 

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from protocol.errors import ErrorCode, Refusal
-from protocol.messages import Paused, Resumed
+from protocol.messages import Paused, Resumed, RoomClosed
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.directory import RoomDirectory
@@ -48,6 +48,7 @@ from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
 from server.metrics import Metrics
 from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
@@ -100,6 +101,7 @@ class Cluster:
         health: StoreHealth | None = None,
     ) -> None:
         self.node = node
+        self.clock = clock
         self.hub = hub
         self.sessions = sessions
         self._closed = closed
@@ -229,6 +231,8 @@ class Cluster:
                         log.info("room %s: %s not brought back: %s", code, player, exc)
                         if self._paused_here.get(player) == code:
                             del self._paused_here[player]  # (no room to go on)
+                        if exc.code == ErrorCode.NO_ROOM:
+                            await self._show_closed(player, code)
                         return
                 except StoreError as exc:
                     if self.health is not None:  # (said in the log once, by the health)
@@ -246,6 +250,23 @@ class Cluster:
             del self._recalls[key]
             if self._paused_here.get(player) == code and not self._wanted(player, code):
                 del self._paused_here[player]
+
+    async def _show_closed(self, player: str, code: str) -> None:
+        """The player's room closed, and what it last sent them was lost on the way (their
+        session here still names it): they get the room as it closed (its result, when its
+        match ended) and that it closed, and their session names it no more."""
+        try:
+            stored = await self.store.load_room(code)
+        except StoreError:
+            return  # (their next hello finds the room over)
+        if stored is None or not stored.closed or not self._wanted(player, code):
+            return
+        room = room_from_stored(stored)
+        if room.closed is None or not room.is_member(player):
+            return
+        closed = RoomClosed.model_validate({"reason": room.closed})
+        self.hub.deliver([(player, room.snapshot_for(player, self.clock())), (player, closed)])
+        self._left(player, code)
 
     def _went_on(self, player: str, code: str) -> None:
         """The player's room answered their return: if this process told them it paused

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from protocol.messages import Resumed, Snapshot
+from protocol.messages import Resumed, RoomClosed, Snapshot
 from server.cluster import ops
 from server.cluster.messages import Forward, Rejoin, unpack_message
 from server.rooms.room import RoomError
@@ -154,3 +154,30 @@ async def test_a_player_told_here_that_the_match_paused_is_told_here_that_it_goe
         kinds = [type(m) for m in b.hub.got[bo]]
         assert kinds.index(Snapshot) < kinds.index(Resumed)  # the room's picture, then
         assert not a.health.down
+
+
+async def test_a_player_whose_room_closed_while_its_word_was_lost_gets_it_as_it_closed() -> None:
+    """Their process's link to the others was down as their room closed: what the room
+    sent them (its end) and that they left it were lost. Brought back, they find it over."""
+    async with nodes("a:1", "b:2") as (redis, clock, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await join_from(b, code)
+        await a.directory.route(code, ops.Gone(ann))  # nobody connected: idle
+        await b.directory.route(code, ops.Gone(bo))
+        redis.drop = lambda channel, data: channel.endswith(bo)  # b hears nothing of Bo's
+        b.hub.got[bo].clear()
+        clock.now += 1000.0
+        runner = a.directory.rooms[code]
+        await runner.change(lambda room: room.end_idle(clock.now, 60.0))
+        await until(lambda: code not in a.directory.rooms)
+        assert b.room_of(bo) == code
+        redis.drop = lambda channel, data: False
+
+        b.cluster.recall(bo, code)  # (as after the link came back: b.cluster.resync())
+
+        await until(lambda: any(isinstance(m, RoomClosed) for m in b.hub.got[bo]))
+        snapshot, closed = b.hub.got[bo]
+        assert isinstance(snapshot, Snapshot) and snapshot.room.your_seat == 1
+        assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
+        assert b.room_of(bo) is None
