@@ -23,7 +23,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -31,7 +32,7 @@ from protocol.errors import ErrorCode, Refusal
 from protocol.messages import Paused, Resumed, RoomClosed
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.directory import RoomDirectory
+from server.cluster.directory import ADOPT_BATCH, RoomDirectory
 from server.cluster.messages import (
     Adopt,
     EnteredRoom,
@@ -56,6 +57,8 @@ from server.store.errors import StoreError
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Seconds between tries at bringing a player back into their room: the first pause, and
 #: the longest (doubling between).
@@ -138,17 +141,34 @@ class Cluster:
         at a time (``ADOPT_BATCH``: one round trip for their leases, one for their states).
         Each running clock gets back the time it had left when last saved. Returns how many
         rooms run here then."""
-        codes = await self.store.active_rooms()
         started = time.monotonic()
         self.directory.recovering = True
         try:
-            await self.directory.adopt_batches(codes)
+            codes = await self._until_answered(self.store.active_rooms)
+            for start in range(0, len(codes), ADOPT_BATCH):
+                batch = codes[start : start + ADOPT_BATCH]
+                await self._until_answered(partial(self.directory.adopt_many, batch))
         finally:
             self.directory.recovering = False
         count = len(self.rooms)
         rooms = "room" if count == 1 else "rooms"
         log.info("recovered %d %s in %.1f s", count, rooms, time.monotonic() - started)
         return count
+
+    async def _until_answered(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, made again while the storage cannot be reached (a process started
+        during a failover waits for it, rather than end), each time it answers again."""
+        pause = RECALL_FIRST
+        while True:
+            try:
+                return await call()
+            except StoreError as exc:
+                if self.health is None or not self.health.failed(exc):
+                    log.warning("rooms not taken back yet: %s", exc)
+            if self.health is not None:
+                await self.health.up()
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, RECALL_LONGEST)
 
     @property
     def closing(self) -> bool:
