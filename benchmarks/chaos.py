@@ -280,6 +280,8 @@ class Run:
         self.stuck: list[Client] = []
         #: Creators that ended without a room (refused for good): stuck as well.
         self.gave_up: list[str] = []
+        #: Servers that ended on their own during the run (not killed by it).
+        self.servers_died: list[str] = []
 
     # --- clients and matches ----------------------------------------------------------
 
@@ -492,7 +494,7 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
         last = [m.get("type") for m in client.messages[-3:]]
         examples.append(f"{client.name} ({client.role}) still running; last {last}")
     stuck += len(run.gave_up)
-    examples += run.gave_up
+    examples += run.gave_up + run.servers_died
     faults = run.faults
     return {
         "seconds": round(took),
@@ -514,6 +516,7 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
         "unfinished": unfinished,
         "stuck": stuck,
         "processes_left": len(left),
+        "servers_died": len(run.servers_died),
         "away_at_end": missed_end,
         "refusals_seen": errors,
         "examples": examples[:20],
@@ -555,6 +558,7 @@ async def main(opts: argparse.Namespace) -> int:
         await asyncio.to_thread(run.redis.wait_in_sync, 60)
         journals = await run.journals()
     finally:
+        run.servers_died = run.servers.died()  # (before the run stops them)
         children = run.servers.descendants()
         run.servers.stop()
         run.redis.stop()
@@ -569,7 +573,7 @@ async def main(opts: argparse.Namespace) -> int:
     for pid in left:
         with contextlib.suppress(OSError):
             counts["examples"].append(f"left: {pid} {Path(f'/proc/{pid}/cmdline').read_bytes()!r}")
-    failed = ("lost", "doubled", "unfinished", "stuck", "processes_left")
+    failed = ("lost", "doubled", "unfinished", "stuck", "processes_left", "servers_died")
     ok = not any(counts[k] for k in failed) and bool(run.matches)
     if opts.keep or not ok:
         for match in run.matches:

@@ -65,5 +65,10 @@ def test_no_process_is_left_behind(chaos_run: dict[str, Any]) -> None:
     assert chaos_run["processes_left"] == 0, chaos_run["examples"]
 
 
+def test_no_server_ended_by_itself(chaos_run: dict[str, Any]) -> None:
+    """A server started again during a failover waits for Redis; it does not end."""
+    assert chaos_run["servers_died"] == 0, chaos_run["examples"]
+
+
 def test_every_match_ends_and_no_client_is_stuck(chaos_run: dict[str, Any]) -> None:
     assert (chaos_run["unfinished"], chaos_run["stuck"]) == (0, 0), chaos_run["examples"]
