@@ -378,6 +378,11 @@ class Headless:
             return
         if self.state is None or setup or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
+        if request is not None:
+            # A created room's set-up (bots, speed, ready), sent again for each of its
+            # snapshots (the server may send a fresh one at any time): the room has moved
+            # past it (the match started). Not a decision of ours: nothing to fall back on.
+            return
         if self.auto is None:
             return
         if decided is not None and decided != decision_key(self.state):

@@ -47,12 +47,13 @@ from protocol.messages import (
     Hello,
     PassRequest,
     Request,
+    SeatBot,
     ServerMessage,
     Snapshot,
     StartPractice,
     Welcome,
 )
-from tests.client.helpers import room, started, turn
+from tests.client.helpers import room, seats, started, turn
 from tests.client.procs import DDZ, DDZ_SERVER, free_port
 from tests.redis_server import RedisProcess, store_args
 
@@ -601,6 +602,34 @@ async def test_a_first_setup_refused_as_already_seated_ends_the_session() -> Non
     link.feed(Error(code=ErrorCode.ALREADY_SEATED, message="seated", request_id=setup.id))
     with pytest.raises(SessionEnded):
         await asyncio.wait_for(task, 5)
+
+
+async def test_a_rooms_set_up_the_match_moved_past_is_not_a_refused_move() -> None:
+    """Two snapshots of a created room came before its bots sat (a fresh one after an
+    outage): each seats the bots, and the second pair is refused once the match has
+    started. That is not a move refused: the session goes on."""
+    opts = Options(
+        server="ws://nowhere", name="ann", mode="create", auto="easy", json=True, bots="easy"
+    )
+    link = ScriptedLink(welcome())
+    driver = Headless(link, opts, io.StringIO(), io.StringIO(), retry_schedule=QUICK)
+    task = asyncio.create_task(driver.run())
+    await link.next_sent()  # the create
+    empty = room().model_copy(update={"seats": seats("me", "empty", "empty")})
+    link.feed(Snapshot(room=empty))
+    first = await link.next_sent(2)
+    link.feed(Snapshot(room=empty))
+    second = await link.next_sent(2)
+    assert all(isinstance(r, SeatBot) for r in first + second)
+    link.feed(Snapshot(room=room()), started(), turn(0, 0))
+    (bid,) = await link.next_sent()  # our turn: decided
+    assert isinstance(bid, BidRequest | PassRequest)
+    for request in second:
+        link.feed(Error(code=ErrorCode.WRONG_PHASE, message="started", request_id=request.id))
+    await asyncio.sleep(0.05)
+    assert not task.done() and link.sent[-1] == bid  # nothing else sent, nothing ended
+    link.feed(a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
 
 
 async def test_an_unavailable_setup_after_its_snapshot_is_not_sent_again() -> None:
