@@ -406,7 +406,13 @@ class Headless:
         """Under --auto, send what the bot policy chooses now, if anything."""
         if self.auto is None or self.state is None:
             return
-        request = self.auto.next_request(self.state)
+        try:
+            request = self.auto.next_request(self.state)
+        except (ValueError, IndexError, KeyError) as exc:
+            # The picture misses what came before this turn (a message lost on the way
+            # between servers): the server's fresh snapshot follows; decide on that.
+            self.note(f"cannot decide on this picture ({exc}): waiting for the next")
+            return
         if request is not None:
             await self.send_decision(request)
 

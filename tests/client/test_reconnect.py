@@ -632,6 +632,27 @@ async def test_a_rooms_set_up_the_match_moved_past_is_not_a_refused_move() -> No
     assert await asyncio.wait_for(task, 5) == EXIT_OK
 
 
+async def test_a_turn_the_picture_cannot_explain_waits_for_the_next_snapshot() -> None:
+    """The bidding's end was lost on the way (between servers): our turn to play comes to
+    a picture with no landlord. The bot cannot decide on it; the session waits for the
+    snapshot that follows instead of ending."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    assert driver.auto is not None
+
+    def lost(state: object) -> None:  # (as the normal bot says of a play with no landlord)
+        raise ValueError("no landlord yet: nothing to play")
+
+    driver.auto.next_request = lost  # type: ignore[method-assign,assignment]
+    task = asyncio.create_task(driver.run())
+    await link.next_sent()  # the practice
+    link.feed(Snapshot(room=room()), started(), turn(0, 5, action="play", may_pass=False))
+    await asyncio.sleep(0.05)
+    assert not task.done() and "waiting for the next" in err.getvalue()
+    link.feed(a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+
+
 async def test_an_unavailable_setup_after_its_snapshot_is_not_sent_again() -> None:
     """The server opened the room (its snapshot came) but could not note it in the session:
     the setup took effect, so sending it again would only be refused."""
