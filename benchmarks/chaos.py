@@ -20,7 +20,9 @@ is replayed and held to what each of its clients saw (``chaos_check.py``): versi
 totals. It prints the faults survived and the counts (actions seen, lost, doubled; matches
 unfinished; clients stuck; processes left after the end), and exits 1 on any of those. A
 client that ends without the result because it was away when its match ended (dropped, or
-reconnecting after its server died) is counted apart (``away_at_end``), not as stuck.
+reconnecting after its server died) is counted apart (``away_at_end``), not as stuck; one
+that gave up while its match went on (as the first of its clients to see the end saw it),
+or a creator that ended without a room, is stuck.
 
 The servers save with ``--redis-wait-replicas 1`` and the nodes sync ``appendfsync always``
 by default: the level whose promise is "nothing anyone saw is lost" through a failover.
@@ -50,7 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chaos_check import Journal, Message, judge, read_journal
+from chaos_check import Journal, Message, end_totals, judge, read_journal
 from chaos_cluster import RedisGroup, ServerGroup, alive, dying_with_us
 
 from client.headless import EXIT_CONNECT
@@ -79,6 +81,10 @@ class Client:
     args: list[str]
     state_dir: Path
     messages: list[Message] = field(default_factory=list)
+    #: When each message came (``time.monotonic``), beside ``messages``.
+    times: list[float] = field(default_factory=list)
+    #: Each incarnation: when it started and ended, and why.
+    runs: list[Incarnation] = field(default_factory=list)
     process: asyncio.subprocess.Process | None = None
     incarnations: int = 0
     exit_codes: list[int] = field(default_factory=list)
@@ -121,25 +127,32 @@ class Client:
                 env=env,
             )
         self.incarnations += 1
-        self.reader = asyncio.ensure_future(self._read(self.process))
+        run = Incarnation(time.monotonic())
+        self.runs.append(run)
+        self.reader = asyncio.ensure_future(self._read(self.process, run))
 
-    async def _read(self, process: asyncio.subprocess.Process) -> None:
+    async def _read(self, process: asyncio.subprocess.Process, run: Incarnation) -> None:
         assert process.stdout is not None
+        before = len(self.messages)
         while line := await process.stdout.readline():
             with contextlib.suppress(ValueError):
                 message: Message = json.loads(line)
                 self.messages.append(message)
+                self.times.append(time.monotonic())
                 if message.get("type") == "deal_started":
                     self.dealt.set()
                 elif message.get("type") == "error":
                     refusal = str(message.get("code"))
                     self.errors[refusal] = self.errors.get(refusal, 0) + 1
         status = await process.wait()
+        run.ended = time.monotonic()
         self.exit_codes.append(status)
-        unreached = status == EXIT_CONNECT and not self.messages
+        unreached = status == EXIT_CONNECT and len(self.messages) == before
         if unreached and self.connect_tries < 20 and not self.retired:
-            # the server was down when it first tried (a kill): a person tries again
+            # the server was down when it first tried (a kill; a dropped client started
+            # again while its server was down): a person tries again
             self.connect_tries += 1
+            run.retried = True
             await asyncio.sleep(1)
             await self.start()
 
@@ -149,8 +162,53 @@ class Client:
 
     async def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:
+            self.runs[-1].killed = True
             self.process.kill()
         await self.wait()
+
+    def write_record(self, code: str) -> None:
+        """Its messages (each with ``at``: seconds since the run started, as the log lines
+        say) in ``messages.jsonl``, and its incarnations in ``runs.json``, to read beside
+        the servers' logs."""
+        lines = "".join(
+            json.dumps({"at": round(at - STARTED, 3), **m}) + "\n"
+            for m, at in zip(self.messages, self.times, strict=True)
+        )
+        (self.state_dir / "messages.jsonl").write_text(lines)
+        runs = [
+            {
+                "started": round(r.started - STARTED, 3),
+                "ended": None if r.ended is None else round(r.ended - STARTED, 3),
+                "killed": r.killed,
+                "retried": r.retried,
+            }
+            for r in self.runs
+        ]
+        record: dict[str, Any] = {"room": code, "role": self.role, "server": self.server}
+        record |= {"runs": runs, "exit_codes": self.exit_codes}
+        (self.state_dir / "runs.json").write_text(json.dumps(record, indent=1))
+
+    def saw_end_at(self) -> float | None:
+        """When it got its match's result, if it did."""
+        for message, at in zip(self.messages, self.times, strict=True):
+            if end_totals(message) is not None:
+                return at
+        return None
+
+    def away_at(self, moment: float) -> bool:
+        """Whether it was away from its room at ``moment``: it said hello again after it
+        (it came back to find the room over: it was reconnecting then), or the run had
+        killed it (a drop) and not yet started it again."""
+        welcomes = (at for m, at in zip(self.messages, self.times, strict=True) if _welcome(m))
+        if any(at >= moment for at in welcomes):
+            return True
+        before = [run for run in self.runs if run.started <= moment]
+        if not before:
+            return True  # (started after it)
+        last = before[-1]
+        if last.ended is None or last.ended > moment:
+            return False  # running then, its last hello before: in its room
+        return last.killed or last.retried  # not back yet (not: it had given up)
 
     def code(self) -> str | None:
         for message in self.messages:
@@ -158,6 +216,22 @@ class Client:
             if isinstance(room, dict) and room.get("code"):
                 return str(room["code"])
         return None
+
+
+@dataclass
+class Incarnation:
+    """One incarnation of a client: its process from start to end."""
+
+    started: float
+    ended: float | None = None
+    #: The run killed it (a drop, or the end of the run).
+    killed: bool = False
+    #: It could not reach its server at all, and is started again.
+    retried: bool = False
+
+
+def _welcome(message: Message) -> bool:
+    return message.get("type") == "welcome"
 
 
 @dataclass
@@ -184,7 +258,8 @@ class Run:
         self.rng = random.Random(opts.seed)
         self.redis = RedisGroup(root, opts.appendfsync)
         extra = [
-            "--log-level", "WARNING", "--lease-ttl", str(opts.lease_ttl), "--bot-speed", "fast",
+            "--log-level", opts.server_log_level, "--lease-ttl", str(opts.lease_ttl),
+            "--bot-speed", "fast",
             "--bid-timeout", "10", "--play-timeout", "10", "--ready-timeout", "3",
             "--resume-grace", "3", "--idle-room-timeout", "120", "--finished-ttl", "86400",
             "--max-connections-per-address", "0", "--open-rooms-per-address", "0",
@@ -203,6 +278,10 @@ class Run:
         #: Clients being started (counted as live), and those still running at the end.
         self._starting = 0
         self.stuck: list[Client] = []
+        #: Creators that ended without a room (refused for good): stuck as well.
+        self.gave_up: list[str] = []
+        #: Servers that ended on their own during the run (not killed by it).
+        self.servers_died: list[str] = []
 
     # --- clients and matches ----------------------------------------------------------
 
@@ -233,11 +312,13 @@ class Run:
                 await asyncio.sleep(0.05)
                 code = creator.code()
             if code is None:
+                gave_up = creator.ended  # (else: not started in time, a loaded machine)
                 await creator.kill()
-                self.faults.failed.append(
+                note = (
                     f"{creator.name}: no room created (exit {creator.exit_codes}, see"
                     f" {creator.state_dir}/stderr.log)"
                 )
+                (self.gave_up if gave_up else self.faults.failed).append(note)
                 return
             clients = [creator]
             for i in range(2 if people else 0):
@@ -378,6 +459,8 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
     errors: dict[str, int] = {}
     for match in run.matches:
         journal = journals[match.code]
+        ends = [at for c in match.clients if (at := c.saw_end_at()) is not None]
+        ended_at = min(ends, default=None)
         if journal.totals is None:
             unfinished += 1
             examples.append(f"{match.code}: unfinished ({journal.closed or journal.error})")
@@ -391,12 +474,17 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
             examples += [f"{match.code} {client.name}: {e}" for e in verdict.lost + verdict.doubled]
             # a client that ends without the result, while its match did end, was stuck
             # unless it was away (dropped, or reconnecting after its server died) when the
-            # match ended: then it comes back to a closed room
+            # match ended (as the first of its clients to hear of it heard): then it comes
+            # back to a closed room. One that gave up before is stuck.
             if client in run.stuck or verdict.saw_end:
                 continue
             welcomes = sum(m.get("type") == "welcome" for m in client.messages)
             last = [m.get("type") for m in client.messages[-3:]]
-            if journal.totals is not None and (client.dropped or welcomes > 1):
+            if ended_at is not None:
+                away = client.away_at(ended_at)
+            else:  # (nobody heard the end: who was away when is not known)
+                away = bool(client.dropped or welcomes > 1)
+            if journal.totals is not None and away:
                 missed_end += 1
                 notes.append(f"{match.code} {client.name}: away at the end; last {last}")
             else:
@@ -405,6 +493,8 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
     for client in run.stuck:
         last = [m.get("type") for m in client.messages[-3:]]
         examples.append(f"{client.name} ({client.role}) still running; last {last}")
+    stuck += len(run.gave_up)
+    examples += run.gave_up + run.servers_died
     faults = run.faults
     return {
         "seconds": round(took),
@@ -426,6 +516,7 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
         "unfinished": unfinished,
         "stuck": stuck,
         "processes_left": len(left),
+        "servers_died": len(run.servers_died),
         "away_at_end": missed_end,
         "refusals_seen": errors,
         "examples": examples[:20],
@@ -454,6 +545,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--wait-replicas", type=int, default=1, choices=(0, 1))
     parser.add_argument("--appendfsync", default="always", choices=("always", "everysec"))
+    parser.add_argument(
+        "--server-log-level", default="WARNING", help="the servers' --log-level (INFO: more)"
+    )
     parser.add_argument("--out", type=Path, help="write the counts here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
     return parser.parse_args(argv)
@@ -471,6 +565,7 @@ async def main(opts: argparse.Namespace) -> int:
         await asyncio.to_thread(run.redis.wait_in_sync, 60)
         journals = await run.journals()
     finally:
+        run.servers_died = run.servers.died()  # (before the run stops them)
         children = run.servers.descendants()
         run.servers.stop()
         run.redis.stop()
@@ -485,13 +580,12 @@ async def main(opts: argparse.Namespace) -> int:
     for pid in left:
         with contextlib.suppress(OSError):
             counts["examples"].append(f"left: {pid} {Path(f'/proc/{pid}/cmdline').read_bytes()!r}")
-    failed = ("lost", "doubled", "unfinished", "stuck", "processes_left")
+    failed = ("lost", "doubled", "unfinished", "stuck", "processes_left", "servers_died")
     ok = not any(counts[k] for k in failed) and bool(run.matches)
     if opts.keep or not ok:
         for match in run.matches:
             for client in match.clients:
-                lines = "".join(json.dumps(m) + "\n" for m in client.messages)
-                (client.state_dir / "messages.jsonl").write_text(lines)
+                client.write_record(match.code)
     else:
         shutil.rmtree(root, ignore_errors=True)
     text = json.dumps(counts, indent=1)

@@ -11,6 +11,10 @@ the game core, gives the action at each version. So:
 - *doubled*: an action delivered to a client twice (the same version again), or a version
   below one it had already seen (the match went back for it);
 - *unfinished*: a journal that does not replay to the match's end.
+
+A client saw its match's end when it got ``match_end``, or a snapshot of the table over
+(the room as it ended, sent when the end's own messages were lost on the way); its totals
+are held to the journal's either way.
 """
 
 from __future__ import annotations
@@ -88,10 +92,11 @@ def judge(messages: list[Message], journal: Journal) -> Verdict:
     versions: dict[int, Action] = {}
     highest = -1
     for message in messages:
-        if message.get("type") == "match_end":
+        totals = end_totals(message)
+        if totals is not None:
             verdict.saw_end = True
-            if journal.totals is not None and message["totals"] != journal.totals:
-                verdict.lost.append(f"totals {message['totals']} != journal {journal.totals}")
+            if journal.totals is not None and totals != journal.totals:
+                verdict.lost.append(f"totals {totals} != journal {journal.totals}")
             continue
         seen = seen_action(message)
         if seen is None:
@@ -110,3 +115,16 @@ def judge(messages: list[Message], journal: Journal) -> Verdict:
         versions[version] = action
         highest = max(highest, version)
     return verdict
+
+
+def end_totals(message: Message) -> list[int] | None:
+    """The match's final totals, when ``message`` shows its end: its ``match_end``, or a
+    snapshot of the table over (what a client gets when the end's own message was lost on
+    the way: the room as it ended)."""
+    if message.get("type") == "match_end":
+        return list(message["totals"])
+    room = message.get("room") if message.get("type") == "snapshot" else None
+    table = room.get("table") if isinstance(room, dict) else None
+    if isinstance(table, dict) and table.get("phase") == "over":
+        return list(table["totals"])
+    return None

@@ -248,6 +248,10 @@ class ServerGroup:
         self.extra = extra
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
         self.started: list[subprocess.Popen[bytes]] = []
+        #: The pids of the servers this run killed.
+        self.killed: set[int] = set()
+        #: Each server started, and its port.
+        self.started_on: dict[subprocess.Popen[bytes], int] = {}
 
     def url(self, index: int) -> str:
         return f"ws://127.0.0.1:{self.ports[index % len(self.ports)]}"
@@ -257,6 +261,7 @@ class ServerGroup:
         process = spawn([*args, *self.extra], self.root / f"server-{port}.log")
         self.processes[port] = process
         self.started.append(process)
+        self.started_on[process] = port
 
     def healthy(self, port: int) -> bool:
         try:
@@ -273,8 +278,18 @@ class ServerGroup:
             wait_until(lambda p=port: self.healthy(p), 60, f"ddz-server on {port}")  # type: ignore[misc]
 
     def kill(self, port: int) -> None:
+        self.killed.add(self.processes[port].pid)
         self.processes[port].kill()
         self.processes[port].wait()
+
+    def died(self) -> list[str]:
+        """The servers that ended on their own (not killed by the run), said with their
+        port and exit status: none should."""
+        return [
+            f"the server on {port} ended by itself ({process.returncode})"
+            for process, port in self.started_on.items()
+            if process.poll() is not None and process.pid not in self.killed
+        ]
 
     def descendants(self) -> list[Process]:
         """The live servers' children (bot workers, resource tracker), as processes."""

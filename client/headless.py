@@ -30,6 +30,8 @@ back to: the match ended, we left, or the room closed.
 
 A request refused as ``unavailable`` (the server cannot save right now) was not applied: it
 is sent again, or decided again, after a short backoff that grows while the refusals last.
+(A setup so refused may have been applied all the same, its answer lost: sent again, it is
+refused as ``already_seated``, and the server sends the room's snapshot; that is awaited.)
 
 After the match the saved session is kept: it is who the server knows, whose
 history and replays ``ddz history`` and ``ddz replay CODE`` ask for (a session resumed after
@@ -114,9 +116,15 @@ FATAL_CODES = frozenset(
         ErrorCode.NO_ROOM,
     }
 )
-#: Refusals of a request that was not applied and may pass when sent again.
+#: Refusals of a request that was not applied and may pass when sent again (``busy``:
+#: another request of ours holds our lobby lock, or the strong bots are at capacity).
 RETRY_CODES = frozenset(
-    {ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED}
+    {
+        ErrorCode.UNAVAILABLE,
+        ErrorCode.STORAGE_UNAVAILABLE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.BUSY,
+    }
 )
 #: Refusals of an action the table has moved past (it was applied already, or the turn went
 #: on): nothing to do but wait for the next decision.
@@ -157,6 +165,8 @@ class Headless:
         self.state: TableState | None = None
         self.setup: Request | None = setup_request(opts)
         self.setup_id: int | None = None
+        #: The setup was sent again after a retryable refusal (the first may have been done).
+        self.setup_resent = False
         self.match_ended = False
         #: Requests to send again as they were when refused as retryable, by request id:
         #: the setup request and a created room's set-up (an ``AutoPlayer`` action is
@@ -348,6 +358,7 @@ class Headless:
                 new_id = await self.send(request, resend=True)
                 if setup:
                     self.setup_id = new_id
+                    self.setup_resent = True
             elif (
                 self.auto is not None
                 and self.state is not None
@@ -355,12 +366,23 @@ class Headless:
             ):
                 self.auto.forget(self.state)  # unapplied: decide again
             return
+        if setup and error.code == ErrorCode.ALREADY_SEATED and self.setup_resent:
+            # An earlier try of the setup seated us though it was answered as not done (its
+            # save's answer was lost): the server sends that room's snapshot.
+            if self.state is None:
+                self.note("an earlier try took effect: waiting for the room")
+            return
         if setup and self.opts.mode == "quick" and error.code == ErrorCode.ALREADY_QUEUED:
             # Our entry outlived a drop (the server went down before it could take us off
             # the queue): we are waiting still, the match will come.
             return
         if self.state is None or setup or error.code in FATAL_CODES:
             raise SessionEnded(f"the server refused us: {error.message}")
+        if request is not None:
+            # A created room's set-up (bots, speed, ready), sent again for each of its
+            # snapshots (the server may send a fresh one at any time): the room has moved
+            # past it (the match started). Not a decision of ours: nothing to fall back on.
+            return
         if self.auto is None:
             return
         if decided is not None and decided != decision_key(self.state):
@@ -384,7 +406,13 @@ class Headless:
         """Under --auto, send what the bot policy chooses now, if anything."""
         if self.auto is None or self.state is None:
             return
-        request = self.auto.next_request(self.state)
+        try:
+            request = self.auto.next_request(self.state)
+        except (ValueError, IndexError, KeyError) as exc:
+            # The picture misses what came before this turn (a message lost on the way
+            # between servers): the server's fresh snapshot follows; decide on that.
+            self.note(f"cannot decide on this picture ({exc}): waiting for the next")
+            return
         if request is not None:
             await self.send_decision(request)
 

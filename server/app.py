@@ -22,7 +22,7 @@ import asyncio
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Protocol
 
 from protocol.codec import ProtocolError, decode
@@ -30,7 +30,7 @@ from protocol.errors import ErrorCode, Refusal
 from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Ping, Pong, Welcome
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.node import Cluster
+from server.cluster.node import RECALL_AGAIN, Cluster
 from server.edge.flood import Verdict
 from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
@@ -57,7 +57,7 @@ from server.rooms.room import Room, RoomError
 from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
-from server.store.errors import StoreError, StoreFailure, StoreUnavailable
+from server.store.errors import StoreError
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
@@ -173,14 +173,14 @@ class App:
         players once ``accepting``: from the cluster part's start on, while the rooms come
         back (a player whose room is not back yet brings it back first)."""
         self.metrics.watch_gc()
-        await self._through_outages(self.cluster.start)
+        await self.cluster.start()
         self.accepting = True
         # the strong bot's search processes start meanwhile, before the first decision
         # (unless they are to start with it: a server that may never seat a strong bot)
         if self.settings.bot_pool_start == "warm":
-            await asyncio.gather(self.bots.warm_up(), self._through_outages(self.cluster.recover))
+            await asyncio.gather(self.bots.warm_up(), self.cluster.recover())
         else:
-            await self._through_outages(self.cluster.recover)
+            await self.cluster.recover()
         # matches a crash left between their room's closing save and their records (a store
         # that fails now leaves them to the next settle: it must not stop the start)
         try:
@@ -189,22 +189,6 @@ class App:
             log.warning("the pending matches are left to the next settle: %s", exc)
         self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
-
-    async def _through_outages(self, step: Callable[[], Awaitable[object]]) -> None:
-        """Run a step of the start again each time the storage comes back, until it is
-        done: an outage while the process starts waits, as the rooms do, and is said as
-        theirs is (players are refused ``storage_unavailable`` meanwhile), instead of
-        ending the process."""
-        while True:
-            try:
-                await step()
-                return
-            except StoreError as exc:
-                if not self.health.failed(exc):
-                    raise  # (Redis answered: not an outage)
-            except StoreFailure as exc:  # (the relay's subscription is a plain client's)
-                self.health.failed(StoreUnavailable(str(exc)))
-            await self.health.up()
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
@@ -365,9 +349,11 @@ class App:
         if room is not None:
             try:
                 await self.directory.route(room.code, ops.Back(player))
-            except RoomError as exc:
-                if exc.code != ErrorCode.UNAVAILABLE:
+            except (RoomError, StoreError) as exc:
+                if isinstance(exc, RoomError) and exc.code not in RECALL_AGAIN:
                     raise
-                # its process cannot be reached yet: the stored picture, until it can
+                # its process cannot be reached yet (or the storage is down): the picture
+                # as stored until it can, and the return tried again until it is made
                 conn.send(room.snapshot_for(player, self.clock()))
+                self.cluster.recall(player, room.code)
                 raise

@@ -70,6 +70,10 @@ class Events(Protocol):
     def adopted(self, runner: RoomRunner) -> None:
         """A room was taken over here (its players are to be called back)."""
 
+    def let_go(self, runner: RoomRunner) -> None:
+        """A room run here until now runs here no more, though it goes on (another process
+        holds its lease): its players connected here are to be brought to it."""
+
     async def closed(self, room: Room) -> None:
         """A room run here closed."""
 
@@ -114,6 +118,8 @@ class RoomDirectory:
         #: the lease keeper renews the leases of those back so far, and leaves the others
         #: to the recovery rather than look for orphans among them.
         self.recovering = False
+        #: When the storage last came back after an outage (``clock``), if it did.
+        self._back_at: float | None = None
         #: What every runner here works with.
         self.runner_deps = RunnerDeps(
             outlet=outlet,
@@ -140,7 +146,7 @@ class RoomDirectory:
         return runner
 
     async def _closed(self, room: Room) -> None:
-        self.lost(room)
+        self._drop(room)
         await self.events.closed(room)
 
     def _lease(self, runner: RoomRunner) -> Lease:
@@ -166,11 +172,19 @@ class RoomDirectory:
         return runner
 
     def lost(self, room: Room) -> None:
-        """Stop running the room here (another process holds it now, this one's lease
-        having run out; or it closed)."""
+        """Stop running the room here: another process holds it now (this one's lease ran
+        out, or was taken during a storage outage) or may take it. Its players connected
+        here are brought to wherever it runs next (``Events.let_go``)."""
+        runner = self._drop(room)
+        if runner is not None:
+            self.events.let_go(runner)
+
+    def _drop(self, room: Room) -> RoomRunner | None:
+        """Stop running the room here; its runner, if it ran here."""
         runner = self.rooms.pop(room.code, None)
         if runner is not None:
             runner.stop()
+        return runner
 
     def states(self) -> list[str]:
         """Each room's state, for the metrics."""
@@ -187,6 +201,7 @@ class RoomDirectory:
 
     def resume_all(self, since: float, now: float) -> None:
         """The storage is back: take the leases again, then let every room go on."""
+        self._back_at = self.clock()
         task = asyncio.ensure_future(self._resume_rooms())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -338,13 +353,22 @@ class RoomDirectory:
                 if runner is not None:
                     log.warning("room %s: lease lost; another process may run it", code)
                     self.lost(runner.room)
-            if self.recovering:
+            if self.recovering or self.just_back():
                 continue
             try:
                 await self.adopt_orphans()
             except StoreError as exc:
                 if self.health is None or not self.health.failed(exc):
                     log.warning("could not look for rooms to take over: %s", exc)
+
+    def just_back(self) -> bool:
+        """Whether the storage came back less than a lease TTL ago. Rooms whose lease ran
+        out during the outage are then left to their own processes, which take them back
+        as soon as they see the storage answer: taken over elsewhere, a room would move its
+        people for nothing, and go on from what the storage kept when it lost writes its
+        own process still holds."""
+        back = self._back_at
+        return back is not None and self.clock() - back < self.leases.ttl
 
     async def hand_over(self) -> None:
         """The process is going down: stop every room's clock and bots, save whole the rooms

@@ -23,15 +23,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from protocol.errors import Refusal
-from protocol.messages import Paused
+from protocol.errors import ErrorCode, Refusal
+from protocol.messages import Paused, Resumed, RoomClosed
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.directory import RoomDirectory
+from server.cluster.directory import ADOPT_BATCH, RoomDirectory
 from server.cluster.messages import (
     Adopt,
     EnteredRoom,
@@ -48,6 +49,7 @@ from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
 from server.metrics import Metrics
 from server.rooms.room import Room
+from server.rooms.stored import room_from_stored
 from server.runner import RoomRunner
 from server.settings import Settings
 from server.store.base import ClusterStore
@@ -55,6 +57,15 @@ from server.store.errors import StoreError
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds between tries at bringing a player back into their room: the first pause, and
+#: the longest (doubling between).
+RECALL_FIRST, RECALL_LONGEST = 0.1, 2.0
+#: Refusals of a return that may pass when tried again (the room changing process, the
+#: storage down).
+RECALL_AGAIN = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE})
 
 #: Close code for a connection whose session has connected again elsewhere.
 CLOSE_REPLACED = 4000
@@ -93,18 +104,25 @@ class Cluster:
         health: StoreHealth | None = None,
     ) -> None:
         self.node = node
+        self.clock = clock
         self.hub = hub
         self.sessions = sessions
         self._closed = closed
         self.store = store
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The players being brought back into a room (``recall``), and whether to try
+        #: once more after the try under way.
+        self._recalls: dict[tuple[str, str], bool] = {}
+        #: The players here told by this process that their room (run elsewhere) paused.
+        self._paused_here: dict[str, str] = {}
+        self.health = health
         self._lease_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self, health)
         self.directory = RoomDirectory(
             node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots, health
         )
         if health is not None:
-            health.watch(self.storage_down, lambda since, now: None)
+            health.watch(self.storage_down, self.storage_back)
 
     @property
     def rooms(self) -> dict[str, RoomRunner]:
@@ -123,17 +141,34 @@ class Cluster:
         at a time (``ADOPT_BATCH``: one round trip for their leases, one for their states).
         Each running clock gets back the time it had left when last saved. Returns how many
         rooms run here then."""
-        codes = await self.store.active_rooms()
         started = time.monotonic()
         self.directory.recovering = True
         try:
-            await self.directory.adopt_batches(codes)
+            codes = await self._until_answered(self.store.active_rooms)
+            for start in range(0, len(codes), ADOPT_BATCH):
+                batch = codes[start : start + ADOPT_BATCH]
+                await self._until_answered(partial(self.directory.adopt_many, batch))
         finally:
             self.directory.recovering = False
         count = len(self.rooms)
         rooms = "room" if count == 1 else "rooms"
         log.info("recovered %d %s in %.1f s", count, rooms, time.monotonic() - started)
         return count
+
+    async def _until_answered(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, made again while the storage cannot be reached (a process started
+        during a failover waits for it, rather than end), each time it answers again."""
+        pause = RECALL_FIRST
+        while True:
+            try:
+                return await call()
+            except StoreError as exc:
+                if self.health is None or not self.health.failed(exc):
+                    log.warning("rooms not taken back yet: %s", exc)
+            if self.health is not None:
+                await self.health.up()
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, RECALL_LONGEST)
 
     @property
     def closing(self) -> bool:
@@ -180,14 +215,86 @@ class Cluster:
         older.player_id = None
         older.ws.close(CLOSE_REPLACED, "replaced by a newer connection")
 
-    async def come_back(self, player: str, code: str) -> None:
-        """Mark a player connected here back in their room (it has a new process)."""
-        if self.sessions.room_of(player) != code or not self.hub.connected(player):
+    def recall(self, player: str, code: str) -> None:
+        """Bring a player connected here back into room ``code`` wherever it runs (it has a
+        new process, or their return could not reach it): they get a fresh snapshot and
+        the others hear they are back. While the room cannot be reached (its process
+        changing, the storage down) it is tried again, until the room answers, the player
+        is no longer connected here or in that room, or the process goes down. One try at
+        a time per player and room; asked again meanwhile, it goes once more after (the
+        room may have moved since that try)."""
+        key = (player, code)
+        if key in self._recalls:
+            self._recalls[key] = True
             return
+        self._recalls[key] = False
+        self._background(self._recall(player, code))
+
+    def _wanted(self, player: str, code: str) -> bool:
+        """Whether a player is still to be brought back into room ``code``."""
+        return (
+            not self.closing
+            and self.sessions.room_of(player) == code
+            and self.hub.connected(player)
+        )
+
+    async def _recall(self, player: str, code: str) -> None:
+        key = (player, code)
+        pause = RECALL_FIRST
         try:
-            await self.directory.route(code, ops.Back(player))
-        except (Refusal, StoreError) as exc:
-            log.info("room %s: could not bring %s back: %s", code, player, exc)
+            while self._wanted(player, code):
+                self._recalls[key] = False
+                try:
+                    await self.directory.route(code, ops.Back(player))
+                except Refusal as exc:
+                    if exc.code not in RECALL_AGAIN:
+                        log.info("room %s: %s not brought back: %s", code, player, exc)
+                        if self._paused_here.get(player) == code:
+                            del self._paused_here[player]  # (no room to go on)
+                        if exc.code == ErrorCode.NO_ROOM:
+                            await self._show_closed(player, code)
+                        return
+                except StoreError as exc:
+                    if self.health is not None:  # (said in the log once, by the health)
+                        self.health.failed(exc)
+                else:
+                    if not self._recalls[key]:
+                        self._went_on(player, code)
+                        return
+                    continue
+                if self.health is not None:
+                    await self.health.up()
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RECALL_LONGEST)
+        finally:
+            del self._recalls[key]
+            if self._paused_here.get(player) == code and not self._wanted(player, code):
+                del self._paused_here[player]
+
+    async def _show_closed(self, player: str, code: str) -> None:
+        """The player's room closed, and what it last sent them was lost on the way (their
+        session here still names it): they get the room as it closed (its result, when its
+        match ended) and that it closed, and their session names it no more."""
+        try:
+            stored = await self.store.load_room(code)
+        except StoreError:
+            return  # (their next hello finds the room over)
+        if stored is None or not stored.closed or not self._wanted(player, code):
+            return
+        room = room_from_stored(stored)
+        if room.closed is None or not room.is_member(player):
+            return
+        closed = RoomClosed.model_validate({"reason": room.closed})
+        self.hub.deliver([(player, room.snapshot_for(player, self.clock())), (player, closed)])
+        self._left(player, code)
+
+    def _went_on(self, player: str, code: str) -> None:
+        """The player's room answered their return: if this process told them it paused
+        (and the storage answers), it tells them it goes on."""
+        paused = self.health is not None and self.health.down
+        if self._paused_here.get(player) == code and not paused:
+            del self._paused_here[player]
+            self.hub.deliver([(player, Resumed(code=code))])
 
     # --- what the rooms run here send (runner's Outlet and Presence) -----------------------
 
@@ -227,9 +334,19 @@ class Cluster:
         code = runner.code
         for player in runner.room.members():
             if self.hub.connected(player):
-                self._background(self.come_back(player, code))
+                self.recall(player, code)
             else:
                 self.relay.to_player(player, Rejoin(code=code))
+
+    def let_go(self, runner: RoomRunner) -> None:
+        """A room run here until now runs elsewhere (or is free to be taken): its players
+        connected here are brought to it; those connected elsewhere hear from the process
+        that takes it (``Rejoin``)."""
+        code = runner.code
+        self.directory.leases.forget(code)
+        for player in runner.room.members():
+            if self.hub.connected(player) and self.sessions.room_of(player) == code:
+                self.recall(player, code)
 
     async def closed(self, room: Room) -> None:
         if self._closed is not None:
@@ -238,13 +355,21 @@ class Cluster:
     def storage_down(self, since: float) -> None:
         """The storage went down: each player here in a room run by another process is told
         that their match is paused (that process's own notice cannot come through Redis).
-        The rooms run here tell their people themselves; each room's process says when it
-        goes on."""
+        The rooms run here tell their people themselves."""
         players = {conn.player_id for conn in self.hub.all if conn.player_id is not None}
         for player in sorted(players):
             code = self.sessions.room_of(player)
             if code is not None and code not in self.rooms:
                 self.hub.deliver([(player, Paused(code=code, since=since))])
+                self._paused_here[player] = code
+
+    def storage_back(self, since: float, now: float) -> None:
+        """The storage is back: each player told here that their match paused is brought
+        back into their room (what it sent meanwhile may have been lost) and, once it
+        answers, told here that it goes on. Its own process may never say so: it may not
+        have seen the outage at all, and what it says may be lost on the way."""
+        for player, code in list(self._paused_here.items()):
+            self.recall(player, code)
 
     # --- what the relay brings (its Inbox) -------------------------------------------------
 
@@ -264,7 +389,7 @@ class Cluster:
                     self.replace(older)
         else:  # Rejoin: the room has a new process, whatever was remembered
             self.directory.leases.forget(message.code)
-            self._background(self.come_back(player, message.code))
+            self.recall(player, message.code)
 
     def forwarded(self, message: Forward) -> None:
         self._background(self.directory.serve(message))
@@ -281,4 +406,4 @@ class Cluster:
             player = conn.player_id
             room = None if player is None else self.sessions.room_of(player)
             if player is not None and room is not None and room not in self.rooms:
-                self._background(self.come_back(player, room))
+                self.recall(player, room)

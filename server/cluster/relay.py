@@ -101,6 +101,8 @@ class Relay:
         self._pubsub: Any = None  # its PubSub
         self._tasks: list[asyncio.Task[None]] = []
         self._players: set[str] = set()
+        #: Whether the reader's link is subscribed (else it subscribes again, shortly).
+        self.listening = False
 
     def node_channel(self, node: str) -> str:
         return self.store.keys.node_channel(node)
@@ -111,9 +113,17 @@ class Relay:
     # --- start and stop ---------------------------------------------------------------
 
     async def start(self) -> None:
+        """Listen on this process's channels, and start sending. A Redis that does not
+        answer yet (a process started during a failover) is listened to once it does: the
+        reader subscribes again until it can."""
         self._client = self.store.subscriber()
         self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.subscribe(self.inbox, self.everyone)
+        self.listening = False
+        try:
+            await self._pubsub.subscribe(self.inbox, self.everyone)
+            self.listening = True
+        except Exception as exc:
+            log.warning("relay: cannot listen yet: %s", exc)
         self._tasks = [
             asyncio.ensure_future(self._read()),
             asyncio.ensure_future(self._send()),
@@ -223,6 +233,10 @@ class Relay:
 
     async def _read(self) -> None:
         while True:
+            if not self.listening:
+                await asyncio.sleep(RELISTEN_DELAY)
+                await self._resubscribe()
+                continue
             pubsub = self._pubsub
             assert pubsub is not None
             try:
@@ -232,8 +246,7 @@ class Relay:
             except Exception as exc:
                 if self.health is None or not self.health.quiet:
                     log.warning("relay: lost the link to Redis (%s); listening again", exc)
-                await asyncio.sleep(RELISTEN_DELAY)
-                await self._resubscribe()
+                self.listening = False
                 continue
             if message is None or message.get("type") != "message":
                 continue
@@ -254,6 +267,7 @@ class Relay:
             if self.health is None or not self.health.quiet:
                 log.warning("relay: cannot listen yet: %s", exc)
             return
+        self.listening = True
         self.inbox_handler.resync()
 
     async def _close_link(self) -> None:

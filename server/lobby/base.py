@@ -76,9 +76,11 @@ class Lobby:
     async def require_free(self, session: Session) -> None:
         """One person, one place: not in a room, not in the queue. A session naming a room
         that does not have them (a join that was never answered, then not applied) is
-        free."""
+        free. One refused as seated is brought back into their room (its snapshot follows):
+        a request that seated them may have been answered as not done."""
         if session.room is not None:
             if await self.directory.has_member(session.room, session.player_id):
+                self.cluster.recall(session.player_id, session.room)
                 raise RoomError(ErrorCode.ALREADY_SEATED, "leave your room first")
             self.sessions.free(session)
         if await self.store.is_queued(session.player_id):

@@ -118,10 +118,13 @@ class Seating:
                     await lobby.limits.addresses.set_origin(room.code, owner.address)
                 await lobby.store.add_watchable(room.code, lobby.clock())
         except StoreError as exc:
-            for session in sessions:
-                lobby.sessions.free(session)
             if runner is not None:  # saved and run, unlisted: its clocks end it when idle
                 runner.reschedule()
+            # The room may be stored though the answer was lost (or the replicas were late):
+            # its people here are brought into it once the storage answers, if it is (their
+            # sessions keep naming it, read as no room if it is not).
+            for session in sessions:
+                lobby.cluster.recall(session.player_id, room.code)
             raise unavailable() from exc
         now = lobby.clock()
         lobby.cluster.moved(room.code, [s.player_id for s in sessions], [])

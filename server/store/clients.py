@@ -252,6 +252,8 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         #: Called (awaited) with the new primary's address when the Sentinels name another
         #: primary than before.
         self.on_moved: Callable[[tuple[str, int]], Awaitable[None]] | None = None
+        #: Whether a move is said in the log (one pool of the store's says it).
+        self.log_moves = True
         self._primary: tuple[str, int] | None = None
 
     async def get_master_address(self) -> Any:
@@ -259,12 +261,13 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         # (read and set with no await between: of callers asking at once, one tells)
         known, self._primary = self._primary, (address[0], int(address[1]))
         if known is not None and known != self._primary:
-            log.warning(
-                "the Redis primary of %r moved from %s:%d to %s:%d",
-                self.service_name,
-                *known,
-                *self._primary,
-            )
+            if self.log_moves:
+                log.warning(
+                    "the Redis primary of %r moved from %s:%d to %s:%d",
+                    self.service_name,
+                    *known,
+                    *self._primary,
+                )
             if self.on_moved is not None:
                 await self.on_moved(self._primary)
         return address
@@ -304,7 +307,10 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
 
 def _timeouts(tries: int) -> dict[str, Any]:
     """Every client's socket timeouts, and its retries (with backoff) of a request whose
-    connection failed: a pooled connection that Redis dropped (a restart) is reconnected."""
+    connection failed: a pooled connection that Redis dropped (a restart) is reconnected.
+    A retry sends the request again whole, even when Redis had it already (a reply late
+    past the timeout, a Redis stopped for a moment): ``tries`` is 0 for the commands that
+    must not run twice (the store's ``once`` client)."""
     return {
         "socket_timeout": TIMEOUT,
         "socket_connect_timeout": TIMEOUT,
@@ -312,14 +318,14 @@ def _timeouts(tries: int) -> dict[str, Any]:
     }
 
 
-def single_client(url: str) -> Redis:
+def single_client(url: str, tries: int = 3) -> Redis:
     # A burst past the pool's size waits for a connection instead of failing (redis-py's
     # plain pool refuses with "Too many connections", which the load test hit).
     pool = BlockingConnectionPool.from_url(
         url,
         max_connections=POOL_SIZE,
         timeout=TIMEOUT,
-        **_timeouts(3),
+        **_timeouts(tries),
         retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
     )
     return Redis(connection_pool=pool)
@@ -350,7 +356,7 @@ def sentinel_for(target: SentinelTarget) -> SharedSentinel:
     )
 
 
-def sentinel_client(sentinel: Sentinel, target: SentinelTarget) -> Redis:
+def sentinel_client(sentinel: Sentinel, target: SentinelTarget, tries: int = 3) -> Redis:
     # The primary's client: the same pool size, timeouts and retries as single_client's.
     # A retried request (its connection dropped, the primary gone or demoted: redis-py turns
     # a READONLY answer into a ConnectionError) reconnects to whichever node the Sentinels
@@ -362,7 +368,7 @@ def sentinel_client(sentinel: Sentinel, target: SentinelTarget) -> Redis:
         **{
             "max_connections": POOL_SIZE,
             "timeout": TIMEOUT,
-            **_timeouts(3),
+            **_timeouts(tries),
             "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
             **target.options,
         },

@@ -238,10 +238,16 @@ class RedisStore(RedisPlayers):
         prefix: str = DEFAULT_PREFIX,
         line: RedisLine | None = None,
         replica_wait: ReplicaWait | None = None,
+        once: Redis | None = None,
     ) -> None:
         self.redis = redis
         #: The lean connection of the hot path's commands (a single Redis; else None).
         self.line = line
+        #: Without a line, the client of the writes that must not reach Redis twice: the
+        #: room saves (a second run of one is refused as a conflict, though the first was
+        #: stored) and the relay's publishes (a player would get a frame twice). It never
+        #: sends a request again: ``redis``'s retries do, whole, when an answer is late.
+        self.once = once
         #: The URL the store was opened with (``subscriber`` connects alongside it).
         self.url: str | None = None
         #: The Sentinels and the service, for a store on a Sentinel-managed primary.
@@ -254,7 +260,9 @@ class RedisStore(RedisPlayers):
         self.session_ttl = max(1, int(session_ttl))
         #: Every room save, batched per loop turn (``server.store.group_commit``), each
         #: batch acknowledged by ``replica_wait``'s replicas when given.
-        self.room_saves = GroupCommit(redis, _SAVE_ROOM, line=line, replica_wait=replica_wait)
+        self.room_saves = GroupCommit(
+            once or redis, _SAVE_ROOM, line=line, replica_wait=replica_wait
+        )
         self._enqueue = self._script(_ENQUEUE)
         self._acquire = self._script(_ACQUIRE)
         self._waiting = self._script(_WAITING)
@@ -308,11 +316,7 @@ class RedisStore(RedisPlayers):
         if target is not None:
             return cls._on_sentinel(url, target, finished_ttl, session_ttl, prefix, replica_wait)
         base, cluster = split_cluster_hint(url)
-        redis = cluster_client(base) if cluster else single_client(base)
-        line = None if cluster else line_for(base, TIMEOUT)
-        store = cls(redis, finished_ttl, session_ttl, prefix, line, replica_wait)
-        store.url = base
-        return store
+        return cls._on_one(base, cluster, finished_ttl, session_ttl, prefix, replica_wait)
 
     @classmethod
     async def connect(
@@ -344,9 +348,23 @@ class RedisStore(RedisPlayers):
             cluster = await is_cluster(base, wait)
         if cluster and replica_wait is not None:
             raise ValueError("waiting for replicas is not supported on a Redis Cluster")
+        return cls._on_one(base, cluster, finished_ttl, session_ttl, prefix, replica_wait)
+
+    @classmethod
+    def _on_one(
+        cls,
+        base: str,
+        cluster: bool,
+        finished_ttl: float,
+        session_ttl: float,
+        prefix: str,
+        replica_wait: ReplicaWait | None,
+    ) -> RedisStore:
+        """A store on the Redis (or the cluster) at ``base``."""
         redis = cluster_client(base) if cluster else single_client(base)
         line = None if cluster else line_for(base, TIMEOUT)
-        store = cls(redis, finished_ttl, session_ttl, prefix, line, replica_wait)
+        once = None if cluster or line is not None else single_client(base, tries=0)
+        store = cls(redis, finished_ttl, session_ttl, prefix, line, replica_wait, once)
         store.url = base
         return store
 
@@ -362,7 +380,10 @@ class RedisStore(RedisPlayers):
     ) -> RedisStore:
         sentinel = sentinel_for(target)
         client = sentinel_client(sentinel, target)
-        store = cls(client, finished_ttl, session_ttl, prefix, replica_wait=replica_wait)
+        once = sentinel_client(sentinel, target, tries=0)
+        if isinstance(once.connection_pool, WaitingSentinelPool):
+            once.connection_pool.log_moves = False  # (the client's pool says it)
+        store = cls(client, finished_ttl, session_ttl, prefix, replica_wait=replica_wait, once=once)
         store.url = url
         store.sentinel_target = target
         store._sentinel = sentinel
@@ -398,6 +419,8 @@ class RedisStore(RedisPlayers):
         if self.line is not None:
             await self.line.close()
         await self.redis.aclose()
+        if self.once is not None:
+            await self.once.aclose()
         if self._sentinel is not None:
             await self._sentinel.aclose()
 
@@ -412,6 +435,8 @@ class RedisStore(RedisPlayers):
                     await node.disconnect_free_connections()
             else:
                 await self.redis.connection_pool.disconnect(inuse_connections=False)
+            if self.once is not None:
+                await self.once.connection_pool.disconnect(inuse_connections=False)
         return StoreUnavailable(message)
 
     async def ping(self) -> bool:
@@ -809,7 +834,7 @@ class RedisStore(RedisPlayers):
                     if isinstance(reply, redis_errors.ResponseError):
                         raise reply
             else:
-                async with self.redis.pipeline(transaction=False) as pipe:
+                async with (self.once or self.redis).pipeline(transaction=False) as pipe:
                     for channel, payload in messages:
                         pipe.publish(channel, payload)
                     await pipe.execute()

@@ -47,12 +47,13 @@ from protocol.messages import (
     Hello,
     PassRequest,
     Request,
+    SeatBot,
     ServerMessage,
     Snapshot,
     StartPractice,
     Welcome,
 )
-from tests.client.helpers import room, started, turn
+from tests.client.helpers import room, seats, started, turn
 from tests.client.procs import DDZ, DDZ_SERVER, free_port
 from tests.redis_server import RedisProcess, store_args
 
@@ -561,6 +562,97 @@ async def test_unavailable_setup_and_actions_are_tried_again() -> None:
     link.feed(a_match_end())
     assert await asyncio.wait_for(task, 5) == EXIT_OK
     assert err.getvalue().count("[unavailable]") == 2
+
+
+async def test_a_setup_refused_as_busy_is_sent_again() -> None:
+    """Another request of ours still holds our lobby lock (its connection dropped, or its
+    server died holding it): the setup waits and goes again, it is not the end."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.BUSY, message="under way: retry", request_id=setup.id))
+    (again,) = await link.next_sent()
+    assert isinstance(again, StartPractice) and again.id == setup.id + 1
+    link.feed(Snapshot(room=room()), a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+    assert "[busy]" in err.getvalue()
+
+
+async def test_a_setup_that_took_effect_though_refused_waits_for_its_room() -> None:
+    """The first try seated us but was answered as unavailable: the second is refused as
+    already seated, and the room's snapshot follows (the server brings us back)."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.UNAVAILABLE, message="retry", request_id=setup.id))
+    (again,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.ALREADY_SEATED, message="seated", request_id=again.id))
+    await asyncio.sleep(0.05)
+    assert not task.done()
+    link.feed(Snapshot(room=room()), a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+    assert "waiting for the room" in err.getvalue()
+
+
+async def test_a_first_setup_refused_as_already_seated_ends_the_session() -> None:
+    link = ScriptedLink(welcome())
+    driver, _out, _err = headless(link)
+    task = asyncio.create_task(driver.run())
+    (setup,) = await link.next_sent()
+    link.feed(Error(code=ErrorCode.ALREADY_SEATED, message="seated", request_id=setup.id))
+    with pytest.raises(SessionEnded):
+        await asyncio.wait_for(task, 5)
+
+
+async def test_a_rooms_set_up_the_match_moved_past_is_not_a_refused_move() -> None:
+    """Two snapshots of a created room came before its bots sat (a fresh one after an
+    outage): each seats the bots, and the second pair is refused once the match has
+    started. That is not a move refused: the session goes on."""
+    opts = Options(
+        server="ws://nowhere", name="ann", mode="create", auto="easy", json=True, bots="easy"
+    )
+    link = ScriptedLink(welcome())
+    driver = Headless(link, opts, io.StringIO(), io.StringIO(), retry_schedule=QUICK)
+    task = asyncio.create_task(driver.run())
+    await link.next_sent()  # the create
+    empty = room().model_copy(update={"seats": seats("me", "empty", "empty")})
+    link.feed(Snapshot(room=empty))
+    first = await link.next_sent(2)
+    link.feed(Snapshot(room=empty))
+    second = await link.next_sent(2)
+    assert all(isinstance(r, SeatBot) for r in first + second)
+    link.feed(Snapshot(room=room()), started(), turn(0, 0))
+    (bid,) = await link.next_sent()  # our turn: decided
+    assert isinstance(bid, BidRequest | PassRequest)
+    for request in second:
+        link.feed(Error(code=ErrorCode.WRONG_PHASE, message="started", request_id=request.id))
+    await asyncio.sleep(0.05)
+    assert not task.done() and link.sent[-1] == bid  # nothing else sent, nothing ended
+    link.feed(a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+
+
+async def test_a_turn_the_picture_cannot_explain_waits_for_the_next_snapshot() -> None:
+    """The bidding's end was lost on the way (between servers): our turn to play comes to
+    a picture with no landlord. The bot cannot decide on it; the session waits for the
+    snapshot that follows instead of ending."""
+    link = ScriptedLink(welcome())
+    driver, _out, err = headless(link)
+    assert driver.auto is not None
+
+    def lost(state: object) -> None:  # (as the normal bot says of a play with no landlord)
+        raise ValueError("no landlord yet: nothing to play")
+
+    driver.auto.next_request = lost  # type: ignore[method-assign,assignment]
+    task = asyncio.create_task(driver.run())
+    await link.next_sent()  # the practice
+    link.feed(Snapshot(room=room()), started(), turn(0, 5, action="play", may_pass=False))
+    await asyncio.sleep(0.05)
+    assert not task.done() and "waiting for the next" in err.getvalue()
+    link.feed(a_match_end())
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
 
 
 async def test_an_unavailable_setup_after_its_snapshot_is_not_sent_again() -> None:

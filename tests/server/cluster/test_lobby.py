@@ -150,3 +150,28 @@ async def test_a_player_connecting_again_elsewhere_resumes_and_the_old_connectio
         await until(lambda: any(isinstance(m, Snapshot) for m in hub_b.got[ann.player_id]))
         await until(lambda: old.ws.closed is not None)  # replaced
         assert not hub_a.connected(ann.player_id)
+
+
+async def test_a_room_stored_though_its_save_was_answered_as_lost_is_brought_to_its_creator() -> (
+    None
+):
+    """Redis took the new room's first save but its answer was lost: the creator is refused
+    (retryable), then brought into the room once it is found stored; asking again is
+    refused as seated, with the room's snapshot, never a second room."""
+    async with apps(1) as [(a, hub)]:
+        conn, ann = await hello(a, "Ann")
+        a.store.data.lose_answers = True
+        refused = await say(a, conn, CreateRoom())
+        assert isinstance(refused, Error) and refused.code == ErrorCode.UNAVAILABLE
+        a.store.data.lose_answers = a.store.data.down = False  # Redis answers again
+
+        await until(lambda: any(isinstance(m, Snapshot) for m in hub.got[ann.player_id]))
+        snapshot = next(m for m in hub.got[ann.player_id] if isinstance(m, Snapshot))
+        code = snapshot.room.code
+        assert snapshot.room.your_seat == 0 and code in a.rooms
+        hub.got[ann.player_id].clear()
+
+        again = await say(a, conn, CreateRoom())
+        assert isinstance(again, Error) and again.code == ErrorCode.ALREADY_SEATED
+        await until(lambda: any(isinstance(m, Snapshot) for m in hub.got[ann.player_id]))
+        assert await a.store.active_rooms() == [code]
