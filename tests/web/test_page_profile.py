@@ -66,8 +66,16 @@ def play_a_practice(page: Any) -> str:
 
 def open_profile(page: Any) -> dict[str, Any]:
     """Open the profile sheet; the profile it shows (as the page received it)."""
-    click(page, "#profile-open")
-    page.wait_for_selector("#profile-main:not([hidden])")
+
+    # (pressed again until it opens: a tap as the lobby comes back can land before the
+    # button is there)
+    def opened() -> bool:
+        if page.is_visible("#profile-main"):
+            return True
+        click(page, "#profile-open")
+        return False
+
+    wait_until(opened, what="the profile open", page=page)
     page.wait_for_selector("#profile-loading", state="hidden")
     profile: dict[str, Any] = state(page)["profile"]
     return profile

@@ -9,7 +9,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,19 +28,9 @@ WAIT = ReplicaWait(replicas=1, timeout_ms=300)
 
 
 @pytest.fixture
-def pair() -> Iterator[SentinelProcesses]:
-    """A primary and its replica (and one Sentinel), this test's own."""
-    processes = SentinelProcesses().start()
-    try:
-        yield processes
-    finally:
-        processes.stop()
-
-
-@pytest.fixture
-async def waiting_store(pair: SentinelProcesses, key_prefix: str) -> AsyncIterator[RedisStore]:
+async def waiting_store(sentinel: SentinelProcesses, key_prefix: str) -> AsyncIterator[RedisStore]:
     """A store on the primary's own address (the lean line) that waits for the replica."""
-    url = f"redis://127.0.0.1:{pair.ports[0]}/0"
+    url = f"redis://127.0.0.1:{sentinel.ports[0]}/0"
     store = await RedisStore.connect(url, 3600, 600, prefix=key_prefix, wait=5, replica_wait=WAIT)
     try:
         yield store
@@ -62,9 +52,9 @@ def stored_version(port: int, store: RedisStore, code: str) -> int | None:
 
 
 async def test_a_batch_returns_once_the_replica_holds_it(
-    pair: SentinelProcesses, waiting_store: RedisStore
+    sentinel: SentinelProcesses, waiting_store: RedisStore
 ) -> None:
-    primary, replica = pair.ports
+    primary, replica = sentinel.ports
     before = wait_calls(primary)
     codes = [f"W{i}" for i in range(5)]
     await asyncio.gather(
@@ -76,11 +66,11 @@ async def test_a_batch_returns_once_the_replica_holds_it(
 
 
 async def test_a_batch_the_replica_does_not_acknowledge_fails_as_unsaved(
-    pair: SentinelProcesses, waiting_store: RedisStore
+    sentinel: SentinelProcesses, waiting_store: RedisStore
 ) -> None:
-    primary, replica = pair.ports
+    primary, replica = sentinel.ports
     await waiting_store.save_room(RoomWrite("WT", -1, 0, pack({"v": 0}), []))
-    stopped = pair.nodes[replica]
+    stopped = sentinel.nodes[replica]
     os.kill(stopped.pid, signal.SIGSTOP)
     try:
         started = time.monotonic()
@@ -101,24 +91,24 @@ async def test_a_batch_the_replica_does_not_acknowledge_fails_as_unsaved(
 
 
 async def test_saves_over_sentinel_wait_for_the_replica_too(
-    pair: SentinelProcesses, key_prefix: str
+    sentinel: SentinelProcesses, key_prefix: str
 ) -> None:
     store = await RedisStore.connect(
-        pair.url, 3600, 600, prefix=key_prefix, wait=5, replica_wait=WAIT
+        sentinel.url, 3600, 600, prefix=key_prefix, wait=5, replica_wait=WAIT
     )
     try:
         assert store.line is None  # redis-py's pipeline: the other path
-        primary, replica = pair.ports
+        primary, replica = sentinel.ports
         before = wait_calls(primary)
         await store.save_room(RoomWrite("WS", -1, 0, pack({"v": 0}), []))
         assert wait_calls(primary) > before
         assert stored_version(replica, store, "WS") == 0
-        os.kill(pair.nodes[replica].pid, signal.SIGSTOP)
+        os.kill(sentinel.nodes[replica].pid, signal.SIGSTOP)
         try:
             with pytest.raises(StoreUnavailable, match="replicas"):
                 await store.save_room(RoomWrite("WS", 0, 1, pack({"v": 1}), []))
         finally:
-            os.kill(pair.nodes[replica].pid, signal.SIGCONT)
+            os.kill(sentinel.nodes[replica].pid, signal.SIGCONT)
     finally:
         await store.close()
 

@@ -11,7 +11,7 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
@@ -27,15 +27,6 @@ from tests.redis_sentinel import SentinelProcesses
 #: The clients' timeout in these tests, and how long Redis is stopped: past it.
 TIMEOUT = 0.5
 STOPPED = 1.5
-
-
-@pytest.fixture
-def sentinel() -> Iterator[SentinelProcesses]:
-    processes = SentinelProcesses().start()
-    try:
-        yield processes
-    finally:
-        processes.stop()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
@@ -29,16 +29,6 @@ from tests.redis_server import free_port
 from tests.server.store.checks import assert_unavailable, published_and_heard
 
 T = TypeVar("T")
-
-
-@pytest.fixture
-def sentinel() -> Iterator[SentinelProcesses]:
-    """A primary, its replica and one Sentinel of this test's own."""
-    processes = SentinelProcesses().start()
-    try:
-        yield processes
-    finally:
-        processes.stop()
 
 
 @pytest.fixture
