@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests import processes
-from tests.layers import mark_layers
+from tests.layers import LAYERS, mark_layers
 from tests.redis_server import RedisProcess, external_url, unique_prefix
 
 #: Seconds the end-of-run check gives processes still stopping (a Redis told to shut down
@@ -31,8 +31,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test gets its layer's marker (unit, integration, slow or browser), so that
-    ``-m unit`` runs the fast layer alone."""
+    ``-m unit`` runs the fast layer alone. The heaviest modules come first (browser, then
+    slow, integration, unit; each module's own order kept): pytest-xdist hands whole
+    modules to its workers in this order, and the long ones taken last ended the run on
+    one worker while the other had nothing left to do."""
     mark_layers(items)
+    weight: dict[str, int] = {}
+    for item in items:
+        layers = [LAYERS.index(m.name) for m in item.iter_markers() if m.name in LAYERS]
+        module = item.nodeid.split("::")[0]
+        weight[module] = max(weight.get(module, 0), *layers)
+    items.sort(key=lambda item: -weight[item.nodeid.split("::")[0]])
 
 
 def _parallel_worker(config: pytest.Config) -> bool:
