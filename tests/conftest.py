@@ -24,6 +24,12 @@ OWN_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.spawn")
 
 _MARKER = pytest.StashKey[str]()
 
+# Every server the tests start (in-process or as a process, the chaos run's included) starts
+# the strong bots' two worker interpreters at the first strong decision, not with the server:
+# few tests seat a strong bot, and a warm pool costs each server start two interpreters.
+# The tests of the pool itself and of the server's children ask for ``warm`` explicitly.
+os.environ.setdefault("DDZ_BOT_POOL_START", "lazy")
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_MARKER] = processes.mark_session()

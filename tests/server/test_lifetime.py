@@ -34,6 +34,7 @@ async def start_server(
     after the start, which warms the pool)."""
     port = free_port()
     args = [sys.executable, "-m", "server", "--port", str(port), "--data-dir", str(data_dir)]
+    args += ["--bot-pool-start", "warm"]  # (the tests' default is lazy: tests/conftest.py)
     with log.open("ab") as out:
         proc = await asyncio.create_subprocess_exec(
             *args, stdout=out, stderr=out, start_new_session=own_group
