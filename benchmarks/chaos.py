@@ -363,7 +363,10 @@ class Run:
             task = asyncio.ensure_future(self._guarded(fault))
             pending.add(task)
             task.add_done_callback(pending.discard)
-            await asyncio.sleep(self.rng.expovariate(1 / self.opts.fault_every))
+            if first:  # (the first round at about the mean's pace: a short run has each kind)
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.opts.fault_every)
+            else:
+                await asyncio.sleep(self.rng.expovariate(1 / self.opts.fault_every))
         if pending:
             _, late = await asyncio.wait(pending, timeout=180)
             self.faults.failed += [f"a fault still under way after 180 s: {t}" for t in late]

@@ -27,7 +27,7 @@ def chaos_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     out = tmp_path_factory.mktemp("chaos") / "chaos.json"
     # fmt: off
     command = [
-        sys.executable, str(CHAOS), "--duration", "45", "--clients", "15", "--seed", "7",
+        sys.executable, str(CHAOS), "--duration", "35", "--clients", "15", "--seed", "7",
         "--fault-every", "5", "--finish-grace", "120", "--out", str(out),
     ]
     # fmt: on
