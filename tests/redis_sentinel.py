@@ -8,13 +8,17 @@ sync; ``url`` is the ``redis+sentinel://`` URL of the service. ``failover()`` ha
 promote the replica (``SENTINEL FAILOVER``), ``kill_primary()`` kills the primary so that the
 Sentinel fails over on its own (after ``DOWN_AFTER_MS``); both return once every Sentinel
 names the replica as the primary and it acts as one. The old primary, when still up, goes on
-taking writes until the Sentinel demotes it, some ten seconds later.
+taking writes until the Sentinel demotes it, some ten seconds later. ``cut_off_replica()``
+makes the replica miss what the primary takes from then on, so that ``kill_primary()`` has
+a replica promoted that lacks writes the primary acknowledged.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -56,6 +60,8 @@ class SentinelProcesses:
         self.processes: list[subprocess.Popen[bytes]] = []
         #: The data nodes' processes by port.
         self.nodes: dict[int, subprocess.Popen[bytes]] = {}
+        #: The replica stopped by ``cut_off_replica``, until continued.
+        self.stopped: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -216,12 +222,30 @@ class SentinelProcesses:
         self._wait_switched(new, timeout)
         return new
 
+    def cut_off_replica(self) -> None:
+        """From now on the replica gets none of the primary's writes, as a replica lagging
+        behind when its primary dies: it is stopped (SIGSTOP) and the primary drops its link
+        (what the primary had already sent waits in the replica's socket, and is read when
+        it is continued; nothing later is ever sent). ``kill_primary`` continues it."""
+        replica = self.nodes[self.replica_port()]
+        os.kill(replica.pid, signal.SIGSTOP)
+        self.stopped = replica
+        with contextlib.closing(self.client(self.primary_port())) as primary:
+            primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
+
+    def _continue(self) -> None:
+        if self.stopped is not None:
+            os.kill(self.stopped.pid, signal.SIGCONT)
+            self.stopped = None
+
     def kill_primary(self, timeout: float = 20.0) -> int:
         """Kill the primary (SIGKILL) and return the new primary's port once the Sentinel has
-        noticed, failed over, and every Sentinel names the replica."""
+        noticed, failed over, and every Sentinel names the replica. A replica cut off is
+        continued once the primary is dead, and nothing it missed can reach it any more."""
         old, new = self.primary_port(), self.replica_port()
         self.nodes[old].kill()
         self.nodes[old].wait()
+        self._continue()
         self._wait_switched(new, timeout)
         return new
 
@@ -247,6 +271,7 @@ class SentinelProcesses:
             return None
 
     def stop(self) -> None:
+        self._continue()  # (a stopped process would end only once killed)
         stop_processes(self.processes)
         self.processes = []
         if self._own_dir:

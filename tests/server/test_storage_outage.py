@@ -3,7 +3,11 @@ stopped with SIGSTOP (it no longer answers) and then continued, and the embedded
 killed with -9 under the server's supervision. Both clients are told the match is paused,
 the player's request is refused and changes nothing, and when Redis answers again both are
 told it resumed, the seat's clock has the time it had when the outage began, and the match
-goes on. No card reaches anyone who may not see it."""
+goes on. No card reaches anyone who may not see it.
+
+Then a storage that comes back with less than it acknowledged (a Redis restarted from an
+older copy; a Sentinel replica promoted that had missed the last writes): the server writes
+the room back, and the journal again holds everything each client was shown."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import pytest
 from redis.asyncio import Redis
 
 from protocol.errors import ErrorCode
-from protocol.events import BidMade, DealStarted, LandlordChosen, TurnStarted
+from protocol.events import BidMade, DealStarted, LandlordChosen, MatchEnded, TurnStarted
 from protocol.messages import (
     BidRequest,
     CreateRoom,
@@ -35,9 +39,11 @@ from protocol.messages import (
 )
 from server.game.journal import replay
 from server.store.embedded import EmbeddedRedis
+from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import RedisProcess
+from tests.server.procs import check_journal_holds_what_was_seen, seen_actions
 from tests.server.test_e2e import check_no_leaks, dealt_hands
-from tests.server.wire import RunningServer, WireClient, running_server, wire_client
+from tests.server.wire import AutoSeat, RunningServer, WireClient, running_server, wire_client
 
 #: The bid clock, in seconds: shorter than the outages here, so a clock that counted the
 #: outage would run out.
@@ -282,6 +288,64 @@ async def test_a_redis_restarted_from_an_older_copy_is_given_back_what_it_lost(
                 assert room_match is not None and match.deal.bids == room_match.deal.bids
     finally:
         redis.stop()
+
+
+async def test_a_promoted_replica_that_missed_writes_is_given_back_what_it_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis under Sentinel: the replica falls behind (stopped, its link dropped) while a
+    player, two bots and a watcher see the match go on, saved on the primary alone; the
+    primary is killed with -9 and the Sentinel promotes the replica that missed those
+    writes. The server follows it and writes the room back: the journal holds every action
+    each client saw, once and in order, no client saw a version go back, and the match
+    plays on to its end."""
+    sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
+    try:
+        async with (
+            running_server(sentinel.url, bot_speed="instant") as srv,
+            wire_client(srv.url, "Ann") as (player, _),
+            wire_client(srv.url, "Wu") as (watcher, _),
+        ):
+            seat = AutoSeat(player)
+            await player.send(CreateRoom(deals=3))
+            code = (await seat.until(Snapshot, WAIT)).room.code
+            for _ in range(2):
+                await player.send(SeatBot(level="easy"))
+            await watcher.send(Watch(code=code))
+            await watcher.recv_type(Snapshot)
+            await player.send(ReadyRequest())
+            await seat.until(DealStarted, WAIT)
+            playing = asyncio.ensure_future(seat.until(MatchEnded, 3 * WAIT))
+            watching = asyncio.ensure_future(watcher.recv_type(MatchEnded, 3 * WAIT))
+            try:
+                await asyncio.to_thread(sentinel.cut_off_replica)
+                cut = len(actions_seen(watcher))
+                async with asyncio.timeout(WAIT):  # a burst of actions the replica misses
+                    while len(actions_seen(watcher)) < cut + 4 and not playing.done():
+                        await asyncio.sleep(0.01)
+                assert not playing.done(), "the match ended before the primary died"
+                await asyncio.to_thread(sentinel.kill_primary)
+                await asyncio.gather(playing, watching)
+            finally:
+                playing.cancel()
+                watching.cancel()
+            records = await srv.app.store.read_log(code)
+    finally:
+        await asyncio.to_thread(sentinel.stop)
+    # the promoted replica had lost writes, and the server gave them back
+    assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
+    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
+    check_journal_holds_what_was_seen(records, views)
+    for client in (player, watcher):
+        versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
+        assert versions == sorted(versions), "a client saw a version go back"
+        assert any(isinstance(m, Paused) for m in client.received)
+        assert any(isinstance(m, Resumed) for m in client.received)
+
+
+def actions_seen(client: WireClient) -> list[Any]:
+    """The public actions (bids, plays, passes) a client has been shown so far."""
+    return seen_actions([m.model_dump(mode="json") for m in client.received])
 
 
 def bids_in(messages: list[Any]) -> list[tuple[int, int]]:
