@@ -10,7 +10,8 @@ Sentinel fails over on its own (after ``DOWN_AFTER_MS``); both return once every
 names the replica as the primary and it acts as one. The old primary, when still up, goes on
 taking writes until the Sentinel demotes it, some ten seconds later. ``cut_off_replica()``
 makes the replica miss what the primary takes from then on, so that ``kill_primary()`` has
-a replica promoted that lacks writes the primary acknowledged.
+a replica promoted that lacks writes the primary acknowledged; ``detach_replica()`` does the
+same for ``failover()``, the replica staying up.
 """
 
 from __future__ import annotations
@@ -233,6 +234,18 @@ class SentinelProcesses:
         with contextlib.closing(self.client(self.primary_port())) as primary:
             primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
 
+    def detach_replica(self) -> None:
+        """From now on the replica gets none of the primary's writes and stays up, answering
+        the Sentinel (which may then promote it in a forced failover, the old primary up):
+        it follows an address where nothing listens. The Sentinel is told to leave that be
+        for a minute (it would point the replica back at the primary one failover-timeout
+        after it noticed)."""
+        with contextlib.closing(self.client(self.replica_port())) as replica:
+            replica.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))
+        for port in self.sentinel_ports:
+            with contextlib.closing(self.client(port)) as sentinel:
+                sentinel.execute_command("SENTINEL", "SET", self.service, "failover-timeout", 60000)
+
     def _continue(self) -> None:
         if self.stopped is not None:
             os.kill(self.stopped.pid, signal.SIGCONT)
@@ -250,10 +263,16 @@ class SentinelProcesses:
         return new
 
     def _wait_switched(self, new: int, timeout: float) -> None:
+        """Until every Sentinel names ``new``, both as the primary's address (which names
+        the promoted replica already while the failover ends) and in its table of primaries
+        (redis-py's, which switches only at its end), and ``new`` acts as a primary."""
         deadline = time.monotonic() + timeout
         with contextlib.closing(self.client(new)) as node:
             while time.monotonic() < deadline:
-                if all(self._names(port) == new for port in self.sentinel_ports):
+                if all(
+                    self._names(port) == new and self._listed(port) == new
+                    for port in self.sentinel_ports
+                ):
                     with contextlib.suppress(redis_errors.RedisError):
                         if node.info("replication").get("role") == "master":
                             return
@@ -268,6 +287,15 @@ class SentinelProcesses:
                 )
             return int(named)
         except (redis_errors.RedisError, TypeError, ValueError):
+            return None
+
+    def _listed(self, port: int) -> int | None:
+        """The primary's port in the Sentinel on ``port``'s table (``SENTINEL MASTER``)."""
+        try:
+            with contextlib.closing(self.client(port)) as sentinel:
+                master: dict[str, Any] = sentinel.sentinel_master(self.service)
+            return int(master["port"])
+        except (redis_errors.RedisError, KeyError, TypeError, ValueError):
             return None
 
     def stop(self) -> None:

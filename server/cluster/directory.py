@@ -42,7 +42,7 @@ from server.runner import Outlet, Presence, RoomRunner, RunnerDeps
 from server.settings import Settings
 from server.store.base import Lease, RoomStore, RoomWrite
 from server.store.codec import pack
-from server.store.errors import StoreConflict, StoreError, StoreUnavailable
+from server.store.errors import StoreConflict, StoreError, StoreFenced, StoreUnavailable
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
@@ -373,7 +373,16 @@ class RoomDirectory:
                     if self.rooms.get(code) is not runner:
                         return  # let go or closed meanwhile
                     runner.fence = lease.fence  # (the store's: it may have lost a later one)
-                    if await runner.write_back():
+                    try:
+                        if await runner.write_back():
+                            return
+                    except StoreConflict as exc:
+                        if isinstance(exc, StoreFenced):
+                            raise
+                        # Changed between the write-back's read and its write: a moment
+                        # after a failover, reads may reach the new primary and writes the
+                        # old one. The room's next save finds the store behind and writes
+                        # it back then (``RoomRunner._conflict``).
                         return
                 await self.leases.release({code: lease})
         except StoreUnavailable as exc:
@@ -381,7 +390,7 @@ class RoomDirectory:
                 return  # paused: its lease is taken again as it resumes
             log.warning("room %s: could not take its lost lease again: %s", code, exc)
         except StoreError:
-            pass  # written by another process meanwhile (a conflict, fenced)
+            pass  # fenced: another process holds a later lease
         log.warning("room %s: lease lost; another process may run it", code)
         self.lost(runner.room)
 

@@ -343,6 +343,77 @@ async def test_a_promoted_replica_that_missed_writes_is_given_back_what_it_lost(
         assert any(isinstance(m, Resumed) for m in client.received)
 
 
+async def test_a_replica_promoted_without_an_outage_is_given_back_what_it_missed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A forced failover (the old primary stays up: none of the server's calls fails, so no
+    outage is seen) to a replica that missed the player's last actions and, missing them
+    for longer than the room's lease, the lease too. While the room waits for the player,
+    the server's next renewal finds the lease gone: nobody holds it, so the server takes it
+    again and writes the room back, rather than taking the room over again from what the
+    new primary kept (the match going back under its players)."""
+    ttl = 1.5  # the room's lease, in seconds: renewed every half second
+    sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
+    try:
+        timing = {"bid_timeout": 60.0, "play_timeout": 60.0, "lease_ttl": ttl}
+        async with (
+            running_server(sentinel.url, bot_speed="instant", **timing) as srv,
+            wire_client(srv.url, "Ann") as (player, _),
+            wire_client(srv.url, "Wu") as (watcher, _),
+        ):
+            seat = AutoSeat(player)
+            await player.send(CreateRoom(deals=3))
+            code = (await seat.until(Snapshot, WAIT)).room.code
+            for _ in range(2):
+                await player.send(SeatBot(level="easy"))
+            await watcher.send(Watch(code=code))
+            await watcher.recv_type(Snapshot)
+            await player.send(ReadyRequest())
+            await on_turn(seat)
+            await asyncio.to_thread(sentinel.detach_replica)
+            for _ in range(2):  # the player's actions (and the bots'), the replica's not
+                await seat.act()
+                await on_turn(seat)
+            replica = Redis(host="127.0.0.1", port=sentinel.replica_port())
+            await lease_held(replica, srv.app.store.keys.room_lease(code), held=False)
+            new = await asyncio.to_thread(sentinel.failover)
+            # the server's renewal finds the lease gone there, and it is taken again
+            await lease_held(Redis(host="127.0.0.1", port=new), srv.app.store.keys.room_lease(code))
+            await seat.act()
+            await asyncio.gather(
+                seat.until(MatchEnded, 3 * WAIT), watcher.recv_type(MatchEnded, 3 * WAIT)
+            )
+            records = await srv.app.store.read_log(code)
+            assert srv.app.health.outages == 0  # nothing failed: no outage was seen
+    finally:
+        await asyncio.to_thread(sentinel.stop)
+    assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
+    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
+    check_journal_holds_what_was_seen(records, views)
+    for client in (player, watcher):
+        versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
+        assert versions == sorted(versions), "a client saw a version go back"
+
+
+async def lease_held(node: Redis, lease: str, held: bool = True) -> None:
+    """Until the Redis ``node`` holds the lease (or, not ``held``, holds it no more: a
+    replica reads a key as gone once its time is up); the client is closed after."""
+    try:
+        async with asyncio.timeout(WAIT):
+            while bool(await node.exists(lease)) != held:
+                await asyncio.sleep(0.02)
+    finally:
+        await node.aclose()
+
+
+async def on_turn(seat: AutoSeat) -> None:
+    """Read on (the bots playing) until the seat's person is on turn, not acting yet."""
+    while True:
+        message = await seat.step(WAIT, act=False)
+        if isinstance(message, TurnStarted) and message.seat == 0:
+            return
+
+
 def actions_seen(client: WireClient) -> list[Any]:
     """The public actions (bids, plays, passes) a client has been shown so far."""
     return seen_actions([m.model_dump(mode="json") for m in client.received])
