@@ -202,6 +202,7 @@ class App:
         # while they start), which the seat on turn's clock would count
         await self.cluster.stop()
         self.health.close()
+        self.player_locks.close()
         self.bots.shutdown()
 
     async def _closed(self, room: Room) -> None:

@@ -8,13 +8,18 @@ sync; ``url`` is the ``redis+sentinel://`` URL of the service. ``failover()`` ha
 promote the replica (``SENTINEL FAILOVER``), ``kill_primary()`` kills the primary so that the
 Sentinel fails over on its own (after ``DOWN_AFTER_MS``); both return once every Sentinel
 names the replica as the primary and it acts as one. The old primary, when still up, goes on
-taking writes until the Sentinel demotes it, some ten seconds later.
+taking writes until the Sentinel demotes it, some ten seconds later. ``cut_off_replica()``
+makes the replica miss what the primary takes from then on, so that ``kill_primary()`` has
+a replica promoted that lacks writes the primary acknowledged; ``detach_replica()`` does the
+same for ``failover()``, the replica staying up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -56,6 +61,8 @@ class SentinelProcesses:
         self.processes: list[subprocess.Popen[bytes]] = []
         #: The data nodes' processes by port.
         self.nodes: dict[int, subprocess.Popen[bytes]] = {}
+        #: The replica stopped by ``cut_off_replica``, until continued.
+        self.stopped: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -216,20 +223,56 @@ class SentinelProcesses:
         self._wait_switched(new, timeout)
         return new
 
+    def cut_off_replica(self) -> None:
+        """From now on the replica gets none of the primary's writes, as a replica lagging
+        behind when its primary dies: it is stopped (SIGSTOP) and the primary drops its link
+        (what the primary had already sent waits in the replica's socket, and is read when
+        it is continued; nothing later is ever sent). ``kill_primary`` continues it."""
+        replica = self.nodes[self.replica_port()]
+        os.kill(replica.pid, signal.SIGSTOP)
+        self.stopped = replica
+        with contextlib.closing(self.client(self.primary_port())) as primary:
+            primary.execute_command("CLIENT", "KILL", "TYPE", "replica")
+
+    def detach_replica(self) -> None:
+        """From now on the replica gets none of the primary's writes and stays up, answering
+        the Sentinel (which may then promote it in a forced failover, the old primary up):
+        it follows an address where nothing listens. The Sentinel is told to leave that be
+        for a minute (it would point the replica back at the primary one failover-timeout
+        after it noticed)."""
+        with contextlib.closing(self.client(self.replica_port())) as replica:
+            replica.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))
+        for port in self.sentinel_ports:
+            with contextlib.closing(self.client(port)) as sentinel:
+                sentinel.execute_command("SENTINEL", "SET", self.service, "failover-timeout", 60000)
+
+    def _continue(self) -> None:
+        if self.stopped is not None:
+            os.kill(self.stopped.pid, signal.SIGCONT)
+            self.stopped = None
+
     def kill_primary(self, timeout: float = 20.0) -> int:
         """Kill the primary (SIGKILL) and return the new primary's port once the Sentinel has
-        noticed, failed over, and every Sentinel names the replica."""
+        noticed, failed over, and every Sentinel names the replica. A replica cut off is
+        continued once the primary is dead, and nothing it missed can reach it any more."""
         old, new = self.primary_port(), self.replica_port()
         self.nodes[old].kill()
         self.nodes[old].wait()
+        self._continue()
         self._wait_switched(new, timeout)
         return new
 
     def _wait_switched(self, new: int, timeout: float) -> None:
+        """Until every Sentinel names ``new``, both as the primary's address (which names
+        the promoted replica already while the failover ends) and in its table of primaries
+        (redis-py's, which switches only at its end), and ``new`` acts as a primary."""
         deadline = time.monotonic() + timeout
         with contextlib.closing(self.client(new)) as node:
             while time.monotonic() < deadline:
-                if all(self._names(port) == new for port in self.sentinel_ports):
+                if all(
+                    self._names(port) == new and self._listed(port) == new
+                    for port in self.sentinel_ports
+                ):
                     with contextlib.suppress(redis_errors.RedisError):
                         if node.info("replication").get("role") == "master":
                             return
@@ -246,7 +289,17 @@ class SentinelProcesses:
         except (redis_errors.RedisError, TypeError, ValueError):
             return None
 
+    def _listed(self, port: int) -> int | None:
+        """The primary's port in the Sentinel on ``port``'s table (``SENTINEL MASTER``)."""
+        try:
+            with contextlib.closing(self.client(port)) as sentinel:
+                master: dict[str, Any] = sentinel.sentinel_master(self.service)
+            return int(master["port"])
+        except (redis_errors.RedisError, KeyError, TypeError, ValueError):
+            return None
+
     def stop(self) -> None:
+        self._continue()  # (a stopped process would end only once killed)
         stop_processes(self.processes)
         self.processes = []
         if self._own_dir:

@@ -42,7 +42,7 @@ from server.runner import Outlet, Presence, RoomRunner, RunnerDeps
 from server.settings import Settings
 from server.store.base import Lease, RoomStore, RoomWrite
 from server.store.codec import pack
-from server.store.errors import StoreConflict, StoreError
+from server.store.errors import StoreConflict, StoreError, StoreFenced, StoreUnavailable
 from server.store.health import StoreHealth
 
 log = logging.getLogger(__name__)
@@ -348,11 +348,8 @@ class RoomDirectory:
                 if self.health is None or not self.health.failed(exc, began):
                     log.warning("could not renew room leases: %s", exc)
                 continue
-            for code in lost:
-                runner = self.rooms.get(code)
-                if runner is not None:
-                    log.warning("room %s: lease lost; another process may run it", code)
-                    self.lost(runner.room)
+            gone = [runner for code in lost if (runner := self.rooms.get(code)) is not None]
+            await asyncio.gather(*(self._lease_lost(runner) for runner in gone))
             if self.recovering or self.just_back():
                 continue
             try:
@@ -360,6 +357,42 @@ class RoomDirectory:
             except StoreError as exc:
                 if self.health is None or not self.health.failed(exc):
                     log.warning("could not look for rooms to take over: %s", exc)
+
+    async def _lease_lost(self, runner: RoomRunner) -> None:
+        """The room's lease was gone at its renewal: this process stalled past it and
+        another may have taken the room over, or the store lost it with the room's last
+        writes (a replica promoted that had missed them) and no call failed meanwhile to
+        say so. When nobody holds it, it is taken again and the room written back, as after
+        an outage (``RoomRunner.write_back``); let go otherwise, or when the store holds a
+        later version of the room than this process saved."""
+        code = runner.code
+        try:
+            lease = await self.leases.acquire_one(code)
+            if lease is not None:
+                async with runner.lock:
+                    if self.rooms.get(code) is not runner:
+                        return  # let go or closed meanwhile
+                    runner.fence = lease.fence  # (the store's: it may have lost a later one)
+                    try:
+                        if await runner.write_back():
+                            return
+                    except StoreConflict as exc:
+                        if isinstance(exc, StoreFenced):
+                            raise
+                        # Changed between the write-back's read and its write: a moment
+                        # after a failover, reads may reach the new primary and writes the
+                        # old one. The room's next save finds the store behind and writes
+                        # it back then (``RoomRunner._conflict``).
+                        return
+                await self.leases.release({code: lease})
+        except StoreUnavailable as exc:
+            if self.health is not None and self.health.failed(exc):
+                return  # paused: its lease is taken again as it resumes
+            log.warning("room %s: could not take its lost lease again: %s", code, exc)
+        except StoreError:
+            pass  # fenced: another process holds a later lease
+        log.warning("room %s: lease lost; another process may run it", code)
+        self.lost(runner.room)
 
     def just_back(self) -> bool:
         """Whether the storage came back less than a lease TTL ago. Rooms whose lease ran

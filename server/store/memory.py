@@ -49,7 +49,7 @@ class MemoryRedis:
         #: Lasting players by id, and the codes of matches pending for their records.
         self.players: dict[str, MemoryPlayer] = {}
         self.pending: set[str] = set()
-        self.locks: dict[str, str] = {}
+        self.locks: dict[str, tuple[str, float]] = {}  # key: (holder, expiry)
         self.subscribers: list[MemoryPubSub] = []
         #: Published messages for which this says True are lost.
         self.drop: Callable[[str, bytes], bool] = lambda channel, data: False
@@ -58,6 +58,8 @@ class MemoryRedis:
         #: Set to store a room's write and then fail it as if its answer was lost (Redis
         #: stopped answering after it took the write); the store is down from then on.
         self.lose_answers = False
+        #: ``lose_answers`` for taking a lock (a person's lobby lock) instead.
+        self.lose_lock_answers = False
 
     def keep(self) -> Callable[[], None]:
         """Note the rooms, leases and fences as they are now; the function returned puts
@@ -329,13 +331,20 @@ class MemoryStore(MemoryPlayers):
     # --- a person's lobby lock --------------------------------------------------------
 
     async def take_lock(self, key: str, holder: str, ttl: float) -> bool:
-        if key in self.data.locks:
+        self._up()
+        held = self.data.locks.get(key)
+        if held is not None and held[1] > self.data.clock():
             return False
-        self.data.locks[key] = holder
+        self.data.locks[key] = (holder, self.data.clock() + ttl)
+        if self.data.lose_lock_answers:
+            self.data.down = True
+            raise StoreUnavailable("the memory store took the lock, its answer was lost")
         return True
 
     async def release_lock(self, key: str, holder: str) -> None:
-        if self.data.locks.get(key) == holder:
+        self._up()
+        held = self.data.locks.get(key)
+        if held is not None and held[0] == holder:
             del self.data.locks[key]
 
     # --- pub/sub ----------------------------------------------------------------------

@@ -206,12 +206,20 @@ async def check_nothing_lost_or_doubled(
     """The journal replays to the end, every client was told its totals, every action a
     client saw is in it once and in order, and it holds no action twice."""
     records = await read_journal(store, data_dir, prefix, code)
+    check_journal_holds_what_was_seen(records, [c.messages for c in clients])
+
+
+def check_journal_holds_what_was_seen(
+    records: list[dict[str, Any]], received: list[list[Message]]
+) -> None:
+    """``check_nothing_lost_or_doubled`` for a journal's ``records`` and what each client
+    ``received`` (its messages as JSON)."""
     journal, totals = journal_actions(records)
     assert totals, "the match did not end"
-    for c in clients:
-        (end,) = [m for m in c.messages if m["type"] == "match_end"]
+    for messages in received:
+        (end,) = [m for m in messages if m["type"] == "match_end"]
         assert end["totals"] == totals
-        seen = seen_actions(c.messages)
+        seen = seen_actions(messages)
         bad = first_out_of_order(seen, journal)
         assert bad is None, (
             f"a client saw an action the journal lacks, or twice, or out of order: {seen[bad]}"

@@ -3,7 +3,11 @@ stopped with SIGSTOP (it no longer answers) and then continued, and the embedded
 killed with -9 under the server's supervision. Both clients are told the match is paused,
 the player's request is refused and changes nothing, and when Redis answers again both are
 told it resumed, the seat's clock has the time it had when the outage began, and the match
-goes on. No card reaches anyone who may not see it."""
+goes on. No card reaches anyone who may not see it.
+
+Then a storage that comes back with less than it acknowledged (a Redis restarted from an
+older copy; a Sentinel replica promoted that had missed the last writes): the server writes
+the room back, and the journal again holds everything each client was shown."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import pytest
 from redis.asyncio import Redis
 
 from protocol.errors import ErrorCode
-from protocol.events import BidMade, DealStarted, LandlordChosen, TurnStarted
+from protocol.events import BidMade, DealStarted, LandlordChosen, MatchEnded, TurnStarted
 from protocol.messages import (
     BidRequest,
     CreateRoom,
@@ -35,9 +39,11 @@ from protocol.messages import (
 )
 from server.game.journal import replay
 from server.store.embedded import EmbeddedRedis
+from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import RedisProcess
+from tests.server.procs import check_journal_holds_what_was_seen, seen_actions
 from tests.server.test_e2e import check_no_leaks, dealt_hands
-from tests.server.wire import RunningServer, WireClient, running_server, wire_client
+from tests.server.wire import AutoSeat, RunningServer, WireClient, running_server, wire_client
 
 #: The bid clock, in seconds: shorter than the outages here, so a clock that counted the
 #: outage would run out.
@@ -282,6 +288,135 @@ async def test_a_redis_restarted_from_an_older_copy_is_given_back_what_it_lost(
                 assert room_match is not None and match.deal.bids == room_match.deal.bids
     finally:
         redis.stop()
+
+
+async def test_a_promoted_replica_that_missed_writes_is_given_back_what_it_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis under Sentinel: the replica falls behind (stopped, its link dropped) while a
+    player, two bots and a watcher see the match go on, saved on the primary alone; the
+    primary is killed with -9 and the Sentinel promotes the replica that missed those
+    writes. The server follows it and writes the room back: the journal holds every action
+    each client saw, once and in order, no client saw a version go back, and the match
+    plays on to its end."""
+    sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
+    try:
+        async with (
+            running_server(sentinel.url, bot_speed="instant") as srv,
+            wire_client(srv.url, "Ann") as (player, _),
+            wire_client(srv.url, "Wu") as (watcher, _),
+        ):
+            seat = AutoSeat(player)
+            await player.send(CreateRoom(deals=3))
+            code = (await seat.until(Snapshot, WAIT)).room.code
+            for _ in range(2):
+                await player.send(SeatBot(level="easy"))
+            await watcher.send(Watch(code=code))
+            await watcher.recv_type(Snapshot)
+            await player.send(ReadyRequest())
+            await seat.until(DealStarted, WAIT)
+            playing = asyncio.ensure_future(seat.until(MatchEnded, 3 * WAIT))
+            watching = asyncio.ensure_future(watcher.recv_type(MatchEnded, 3 * WAIT))
+            try:
+                await asyncio.to_thread(sentinel.cut_off_replica)
+                cut = len(actions_seen(watcher))
+                async with asyncio.timeout(WAIT):  # a burst of actions the replica misses
+                    while len(actions_seen(watcher)) < cut + 4 and not playing.done():
+                        await asyncio.sleep(0.01)
+                assert not playing.done(), "the match ended before the primary died"
+                await asyncio.to_thread(sentinel.kill_primary)
+                await asyncio.gather(playing, watching)
+            finally:
+                playing.cancel()
+                watching.cancel()
+            records = await srv.app.store.read_log(code)
+    finally:
+        await asyncio.to_thread(sentinel.stop)
+    # the promoted replica had lost writes, and the server gave them back
+    assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
+    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
+    check_journal_holds_what_was_seen(records, views)
+    for client in (player, watcher):
+        versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
+        assert versions == sorted(versions), "a client saw a version go back"
+        assert any(isinstance(m, Paused) for m in client.received)
+        assert any(isinstance(m, Resumed) for m in client.received)
+
+
+async def test_a_replica_promoted_without_an_outage_is_given_back_what_it_missed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A forced failover (the old primary stays up: none of the server's calls fails, so no
+    outage is seen) to a replica that missed the player's last actions and, missing them
+    for longer than the room's lease, the lease too. While the room waits for the player,
+    the server's next renewal finds the lease gone: nobody holds it, so the server takes it
+    again and writes the room back, rather than taking the room over again from what the
+    new primary kept (the match going back under its players)."""
+    ttl = 1.5  # the room's lease, in seconds: renewed every half second
+    sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
+    try:
+        timing = {"bid_timeout": 60.0, "play_timeout": 60.0, "lease_ttl": ttl}
+        async with (
+            running_server(sentinel.url, bot_speed="instant", **timing) as srv,
+            wire_client(srv.url, "Ann") as (player, _),
+            wire_client(srv.url, "Wu") as (watcher, _),
+        ):
+            seat = AutoSeat(player)
+            await player.send(CreateRoom(deals=3))
+            code = (await seat.until(Snapshot, WAIT)).room.code
+            for _ in range(2):
+                await player.send(SeatBot(level="easy"))
+            await watcher.send(Watch(code=code))
+            await watcher.recv_type(Snapshot)
+            await player.send(ReadyRequest())
+            await on_turn(seat)
+            await asyncio.to_thread(sentinel.detach_replica)
+            for _ in range(2):  # the player's actions (and the bots'), the replica's not
+                await seat.act()
+                await on_turn(seat)
+            replica = Redis(host="127.0.0.1", port=sentinel.replica_port())
+            await lease_held(replica, srv.app.store.keys.room_lease(code), held=False)
+            new = await asyncio.to_thread(sentinel.failover)
+            # the server's renewal finds the lease gone there, and it is taken again
+            await lease_held(Redis(host="127.0.0.1", port=new), srv.app.store.keys.room_lease(code))
+            await seat.act()
+            await asyncio.gather(
+                seat.until(MatchEnded, 3 * WAIT), watcher.recv_type(MatchEnded, 3 * WAIT)
+            )
+            records = await srv.app.store.read_log(code)
+            assert srv.app.health.outages == 0  # nothing failed: no outage was seen
+    finally:
+        await asyncio.to_thread(sentinel.stop)
+    assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
+    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
+    check_journal_holds_what_was_seen(records, views)
+    for client in (player, watcher):
+        versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
+        assert versions == sorted(versions), "a client saw a version go back"
+
+
+async def lease_held(node: Redis, lease: str, held: bool = True) -> None:
+    """Until the Redis ``node`` holds the lease (or, not ``held``, holds it no more: a
+    replica reads a key as gone once its time is up); the client is closed after."""
+    try:
+        async with asyncio.timeout(WAIT):
+            while bool(await node.exists(lease)) != held:
+                await asyncio.sleep(0.02)
+    finally:
+        await node.aclose()
+
+
+async def on_turn(seat: AutoSeat) -> None:
+    """Read on (the bots playing) until the seat's person is on turn, not acting yet."""
+    while True:
+        message = await seat.step(WAIT, act=False)
+        if isinstance(message, TurnStarted) and message.seat == 0:
+            return
+
+
+def actions_seen(client: WireClient) -> list[Any]:
+    """The public actions (bids, plays, passes) a client has been shown so far."""
+    return seen_actions([m.model_dump(mode="json") for m in client.received])
 
 
 def bids_in(messages: list[Any]) -> list[tuple[int, int]]:

@@ -122,13 +122,20 @@ class AutoSeat:
     state: TableState | None = None
     auto: AutoPlayer = field(default_factory=lambda: AutoPlayer.for_level("easy"))
 
-    async def step(self, timeout: float = 10.0) -> ServerMessage:
-        """Read one message, fold it into the table, and answer it if it is my move."""
+    async def step(self, timeout: float = 10.0, act: bool = True) -> ServerMessage:
+        """Read one message, fold it into the table, and answer it if it is my move (unless
+        not ``act``: ``act()`` answers later)."""
         message = await self.client.recv(timeout)
         if isinstance(message, Snapshot):
             self.state = TableState.from_snapshot(message)
         elif self.state is not None:
             self.state = self.state.apply(message)
+        if act:
+            await self.act(message)
+        return message
+
+    async def act(self, message: ServerMessage | None = None) -> None:
+        """Make my move, if it is mine to make (``message``: the last one read)."""
         if self.state is not None:
             if isinstance(message, Error) and message.code in RETRYABLE:
                 await asyncio.sleep(0.2)  # refused unapplied: decide again shortly
@@ -136,7 +143,6 @@ class AutoSeat:
             request = self.auto.next_request(self.state)
             if request is not None:
                 await self.client.send(request)
-        return message
 
     async def until(self, kind: type[BaseModel], timeout: float = 30.0) -> Any:
         """Play on until a message of ``kind`` arrives; return it."""

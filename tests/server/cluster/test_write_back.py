@@ -5,6 +5,7 @@ holds every event each client received."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from server.cluster import ops
 from server.game.journal import replay
 from server.rooms.room import Room, RoomError
 from server.rooms.stored import room_from_stored, room_to_data
-from server.store.base import RoomWrite, StoredRoom
+from server.store.base import Lease, RoomWrite, StoredRoom
 from server.store.codec import pack, unpack
 from server.store.errors import StoreUnavailable
 from server.store.recent import RecentWrites
@@ -144,3 +145,32 @@ async def test_a_public_room_the_store_lost_whole_is_listed_again() -> None:
         await until(lambda: runner.paused_since is None)
         assert "ROOM1" in redis.watchable
         assert redis.rooms["ROOM1"].version == runner.room.version
+
+
+async def test_a_lease_lost_with_the_writes_unnoticed_is_taken_again_and_written_back() -> None:
+    """The store comes back with less without a call of this process failing meanwhile (a
+    replica promoted while the room had nothing to save), and the lease it kept has run
+    out: the renewal finds it gone. Nobody else holds it, so the process takes it again and
+    writes the room back, rather than letting the room go and taking it over again from what
+    the store kept (its players would see it go back)."""
+    ttl = 0.3  # (the lease keeper renews every tenth of a second)
+    async with nodes("a:1", lease_ttl=ttl, watched=True) as (redis, clock, (a,)):
+        players, watcher = await timed_match(a, "ROOM1")
+        runner = a.directory.rooms["ROOM1"]
+        lose = redis.keep()
+        await bid(a, "ROOM1", players, 1)
+        await bid(a, "ROOM1", players, 2)
+        lose()
+        clock.now += 2 * ttl  # the lease the store kept has run out
+        keeper = asyncio.ensure_future(a.directory.keep_leases())
+        try:
+            await until(lambda: redis.rooms["ROOM1"].version == runner.room.version)
+        finally:
+            keeper.cancel()
+        assert a.directory.rooms["ROOM1"] is runner  # not let go
+        assert redis.lease("ROOM1") == Lease("a:1", runner.fence).text
+        records = await a.store.read_log("ROOM1")
+        for person in [*players, watcher]:
+            assert bids_seen(a, person) == bids_stored(records)
+        await bid(a, "ROOM1", players, 3)  # and the match goes on
+        assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
