@@ -23,7 +23,6 @@ import logging
 import socket
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode, Refusal
@@ -34,7 +33,7 @@ from server.cluster.node import RECALL_AGAIN, Cluster
 from server.edge.flood import Verdict
 from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
-from server.lobby.base import Lobby, Route, Routes, unavailable
+from server.lobby.base import Lobby, Route, Routes, storage_away, unavailable
 from server.lobby.limits import LobbyLimits
 from server.lobby.player_lock import PlayerLocks
 from server.lobby.profile import Profiles
@@ -44,7 +43,7 @@ from server.lobby.rematch import Rematches
 from server.lobby.rooms import Rooms
 from server.lobby.seating import Seating
 from server.lobby.sessions import Session, Sessions
-from server.lobby.stores import AddressCounts, LobbyStore
+from server.lobby.stores import AddressCounts, ServerStore
 from server.lobby.table import Table
 from server.lobby.watching import Watching
 from server.metrics import Metrics
@@ -53,10 +52,9 @@ from server.players.arrival import Arrivals
 from server.players.bookkeeping import Bookkeeping
 from server.players.identity import Identities
 from server.players.ladder import Ladder, rating_store
-from server.rooms.room import Room, RoomError
+from server.rooms.room import RoomError
 from server.runner import RoomRunner
 from server.settings import Settings
-from server.store.base import ClusterStore
 from server.store.errors import StoreError
 from server.store.health import StoreHealth
 
@@ -64,20 +62,6 @@ log = logging.getLogger(__name__)
 
 #: Close reason (code 1008) for a connection refused too often (``server.edge.flood``).
 FLOOD_REASON = "too many refused frames"
-
-
-def storage_away() -> RoomError:
-    """The refusal of a request the store did not take during an outage (retryable)."""
-    return RoomError(
-        ErrorCode.STORAGE_UNAVAILABLE, "the server cannot reach its storage: wait a moment"
-    )
-
-
-class ServerStore(LobbyStore, ClusterStore, Protocol):
-    """What one server process keeps in its store: the lobby's records and the rooms'."""
-
-    async def ping(self) -> bool:
-        """Whether the store answers (the health check)."""
 
 
 class App:
@@ -129,7 +113,7 @@ class App:
             self.metrics,
             self.rng,
             clock,
-            closed=self._closed,
+            closed=self.bookkeeping.closed_here,
             bots=self.bots,
             health=self.health,
         )
@@ -204,15 +188,6 @@ class App:
         self.health.close()
         self.player_locks.close()
         self.bots.shutdown()
-
-    async def _closed(self, room: Room) -> None:
-        """A room run here closed: its match goes into its people's records and a rated
-        quick match's changes into their ratings (each applied once per player, however
-        often asked); left pending for ``settle_pending`` when the store fails now."""
-        try:
-            await self.bookkeeping.closed(room)
-        except StoreError as exc:
-            log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
 
     # --- connections ------------------------------------------------------------------
 

@@ -90,3 +90,10 @@ class Lobby:
 def unavailable() -> RoomError:
     """The refusal of a request the store did not take (retryable)."""
     return RoomError(ErrorCode.UNAVAILABLE, "the server cannot save right now: retry")
+
+
+def storage_away() -> RoomError:
+    """The refusal of a request the store did not take during an outage (retryable)."""
+    return RoomError(
+        ErrorCode.STORAGE_UNAVAILABLE, "the server cannot reach its storage: wait a moment"
+    )

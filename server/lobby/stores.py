@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from server.store.addresses import Claim, Listed
-from server.store.base import StoredRoom
+from server.store.base import ClusterStore, StoredRoom
 from server.store.keys import Keys
 from server.store.player_records import PlayerRecord, PlayerUpdate
 
@@ -98,6 +98,13 @@ class PlayerStore(Protocol):
 
 class LobbyStore(SessionStore, QueueStore, LockStore, RecordStore, PlayerStore, Protocol):
     """Everything the lobby's handlers keep in the store."""
+
+
+class ServerStore(LobbyStore, ClusterStore, Protocol):
+    """What one server process keeps in its store: the lobby's records and the rooms'."""
+
+    async def ping(self) -> bool:
+        """Whether the store answers (the health check)."""
 
 
 class AddressCounts(Protocol):

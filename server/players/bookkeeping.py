@@ -150,6 +150,16 @@ class Bookkeeping:
             os.kill(os.getpid(), signal.SIGKILL)
         return await self.settle_room(room)
 
+    async def closed_here(self, room: Room) -> None:
+        """``closed``, for the rooms' runtime: a room run here closed; its match goes into
+        its people's records and a rated quick match's changes into their ratings (each
+        applied once per player, however often asked); left pending for
+        ``settle_pending`` when the store fails now."""
+        try:
+            await self.closed(room)
+        except StoreError as exc:
+            log.warning("room %s: its match is not in its records yet: %s", room.code, exc)
+
     async def settle_room(self, room: Room) -> int:
         """Settle a closed room (as stored): its records, then each ``RoomApplier``, then
         the code leaves the pending set (a failure anywhere before keeps it there)."""
