@@ -3,6 +3,12 @@ watches, leaves, loses their connection (``gone``) or comes back (``set_connecte
 rematch's hold ends (``hold_over``). Each checks, changes the room or raises ``RoomError``
 having changed nothing, and says what it sends. The seats' own rules are in
 ``server/rooms/seating.py``, the watchers' in ``watchers.py``, a rematch's in ``rematch.py``.
+
+A room with no connected person is idle (bots and watchers keep nobody company): from the
+moment the last person went (``idle_since``, saved with the room, so a restart does not
+reset it) the runtime may end it (``Room.end_idle``) once the idle-room timeout has passed;
+anyone coming back first keeps it. Who played, and who watched (the store keeps who did,
+beside the room), may have the replay once the room is closed (``check_replay``).
 """
 
 from __future__ import annotations
@@ -113,3 +119,39 @@ class Membership(RoomState):
         self.seats[seat].connected = connected
         self.version += 1
         return self._seats_changed()
+
+    def note_presence(self, now: float) -> None:
+        """Start the idle clock when no person is connected, stop it when one is. The
+        runtime calls it after every change, so that every way in and out (join, leave,
+        back, gone, a restart) is counted alike."""
+        if self.closed is not None:
+            return
+        idle = not self.connected_people()
+        if idle and self.idle_since is None:
+            self.idle_since = now
+        elif not idle and self.idle_since is not None:
+            self.idle_since = None
+        else:
+            return
+        self.version += 1
+
+    def idle_deadline(self, timeout: float) -> float | None:
+        """When the room ends for want of people (None: someone is here, or no timeout)."""
+        if self.idle_since is None or self.closed is not None or timeout <= 0:
+            return None
+        return self.idle_since + timeout
+
+    def check_replay(self, player_id: str, watched: bool = False) -> None:
+        """Raise unless ``player_id`` may have this room's replay: they played in it (or
+        left it during the match) or watched it (``watched``: the store says they did, or
+        they watch now), and the room is closed, so every hand is past playing. One who
+        neither played nor watched is told no more than of a room that does not exist."""
+        watched = watched or player_id in self.watchers
+        if player_id not in self.people() and not watched:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {self.code}")
+        if self.closed is None:
+            raise RoomError(
+                ErrorCode.WRONG_PHASE, "the match is not over: its replay comes when it ends"
+            )
+        if self.match is None:
+            raise RoomError(ErrorCode.NO_ROOM, f"no match was played in room {self.code}")
