@@ -404,10 +404,15 @@ async def _run(settings: Settings, url: str) -> None:
 
 
 async def wait_for_store(store: RedisStore, interval: float = 1.0) -> None:
-    """Wait until Redis answers (it may be starting or loading its file)."""
+    """Wait until Redis answers (it may be starting or loading its file): one log line
+    when it does not, one when it answers."""
+    if await store.ping():
+        return
+    started = time.monotonic()
+    log.warning("waiting for Redis to answer (asking every %g s)", interval)
     while not await store.ping():
-        log.warning("waiting for Redis to answer")
         await asyncio.sleep(interval)
+    log.warning("Redis answers, after %.0f s", time.monotonic() - started)
 
 
 #: Allocations between young-generation collections (CPython's default is 700), and

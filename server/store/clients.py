@@ -402,23 +402,28 @@ def _url_options(url: str) -> dict[str, Any]:
     return options
 
 
-async def is_cluster(url: str, wait: float | None) -> bool:
+async def is_cluster(url: str, wait: float | None, interval: float = 1.0) -> bool:
     """Ask the Redis at ``url`` whether it is a cluster node (``INFO cluster``). While it
-    does not answer, ask again every second for up to ``wait`` seconds (None: for as long
-    as it takes), then give up with ``StoreUnavailable``."""
-    interval = 1.0
+    does not answer, ask again every ``interval`` seconds for up to ``wait`` seconds (None:
+    for as long as it takes), then give up with ``StoreUnavailable``."""
     if url.startswith("unix:"):
         return False  # a cluster is spoken to over TCP only
-    deadline = None if wait is None else time.monotonic() + wait
+    started = time.monotonic()
+    deadline = None if wait is None else started + wait
+    waited = False
     while True:
         probe = Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
         try:
             info: Any = await probe.info("cluster")
+            if waited:
+                log.warning("Redis answers, after %.0f s", time.monotonic() - started)
             return str(info.get("cluster_enabled", 0)) == "1"
         except StoreFailure as exc:
             if deadline is not None and time.monotonic() + interval > deadline:
                 raise StoreUnavailable(f"Redis at {url} does not answer: {exc}") from exc
-            log.warning("waiting for Redis to answer: %s", exc)
+            if not waited:  # (one line for the whole wait, not one a second)
+                log.warning("waiting for Redis to answer (asking every %g s): %s", interval, exc)
+                waited = True
         finally:
             await probe.aclose()
         await asyncio.sleep(interval)
