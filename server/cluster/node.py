@@ -116,9 +116,10 @@ class Cluster:
         self._recalls: dict[tuple[str, str], bool] = {}
         #: The players here told by this process that their room (run elsewhere) paused.
         self._paused_here: dict[str, str] = {}
-        #: The players whose hello here is bringing them back into their room
-        #: (``connected`` until ``returned``): what a room sends them before their
-        #: snapshot is not passed on (``_from_snapshot``).
+        #: The players being brought back into their room after a gap in what it sent them
+        #: (their hello here: ``connected`` until ``returned``; the link to the other
+        #: processes back: ``resync``): what a room sends them before their snapshot is
+        #: not passed on (``_from_snapshot``).
         self._returning: set[str] = set()
         self.health = health
         self._lease_task: asyncio.Task[None] | None = None
@@ -298,6 +299,7 @@ class Cluster:
                 pause = min(pause * 2, RECALL_LONGEST)
         finally:
             del self._recalls[key]
+            self._returning.discard(player)  # (their snapshot came, or none will)
             if self._paused_here.get(player) == code and not self._wanted(player, code):
                 del self._paused_here[player]
 
@@ -448,9 +450,11 @@ class Cluster:
 
     def resync(self) -> None:
         """The link to the other processes dropped: a frame for a player here may have been
-        lost, so each player here in a room run elsewhere gets a fresh snapshot."""
+        lost, so each player here in a room run elsewhere gets a fresh snapshot, and
+        nothing from before it (see ``connected``)."""
         for conn in list(self.hub.all):
             player = conn.player_id
             room = None if player is None else self.sessions.room_of(player)
             if player is not None and room is not None and room not in self.rooms:
+                self._returning.add(player)
                 self.recall(player, room)
