@@ -139,6 +139,17 @@ def decode_server(data: bytes | str, max_size: int = 1 << 20) -> ServerMessage:
     return message
 
 
+def frame_type(data: bytes) -> str | None:
+    """The ``type`` an encoded message says it is, unchecked otherwise (None: not a
+    message); for a server that passes frames on without reading them."""
+    try:
+        obj = msgpack.unpackb(data, raw=False)
+    except Exception:
+        return None
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 def encode_binary(message: BaseModel) -> bytes:
     """As ``encode``, with bytes fields kept as msgpack binary (frames inside messages
     between server processes)."""

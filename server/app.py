@@ -48,7 +48,7 @@ from server.lobby.table import Table
 from server.lobby.watching import Watching
 from server.metrics import Metrics
 from server.os_random import OsRandom
-from server.players.arrival import Arrivals
+from server.players.arrival import Arrival, Arrivals
 from server.players.bookkeeping import Bookkeeping
 from server.players.identity import Identities
 from server.players.ladder import Ladder, rating_store
@@ -304,7 +304,18 @@ class App:
         for older in self.hub.bind(conn, player):
             self.cluster.replace(older)
         # a returning player may have older connections elsewhere: they are closed
-        await self.cluster.connected(player, resumed=arrival.returning)
+        await self.cluster.connected(
+            player, resumed=arrival.returning, returning=session.room is not None
+        )
+        try:
+            await self._welcome(conn, arrival)
+        finally:
+            self.cluster.returned(player)
+
+    async def _welcome(self, conn: Connection, arrival: Arrival) -> None:
+        """Welcome the person, and bring them back into the room their session names."""
+        session = arrival.session
+        player = session.player_id
         room = None if session.room is None else await self.directory.peek(session.room)
         if room is None or room.closed is not None or not room.is_member(player):
             room = None

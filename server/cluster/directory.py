@@ -41,7 +41,7 @@ from server.rooms.stored import room_from_stored, room_to_data
 from server.runner import Outlet, Presence, RoomRunner, RunnerDeps
 from server.settings import Settings
 from server.store.base import Lease, RoomStore, RoomWrite
-from server.store.codec import pack
+from server.store.codec import pack, unpack
 from server.store.errors import StoreConflict, StoreError, StoreFenced, StoreUnavailable
 from server.store.health import StoreHealth
 
@@ -301,8 +301,10 @@ class RoomDirectory:
                 results: list[StoreError | None] = await self.store.save_rooms(writes)
             except StoreError as exc:
                 results = [exc] * len(runners)
+            doubted = [w for w, error in zip(writes, results, strict=True) if error is not None]
+            stored = await self._stored_anyway(doubted)
             for runner, write, error in zip(runners, writes, results, strict=True):
-                if error is None and write.state is not None:
+                if (error is None or write.code in stored) and write.state is not None:
                     runner.stored(write.state)  # (before the lock lets a change in)
                     runner.reschedule()
                 else:
@@ -315,6 +317,22 @@ class RoomDirectory:
                 await runner.change(lambda room: [])
         for runner in runners:
             self.events.adopted(runner)
+
+    async def _stored_anyway(self, writes: list[RoomWrite]) -> set[str]:
+        """The codes of the takeover ``writes`` not answered as saved that the store holds
+        all the same (an answer too late, a resent copy refused as a conflict): those rooms
+        are saved, and a change waiting for them (a return) is made over what is stored."""
+        if not writes:
+            return set()
+        try:
+            held = await self.store.load_rooms([w.code for w in writes])
+        except StoreError:
+            return set()  # (left to the runner, which waits for the storage)
+        return {
+            w.code
+            for w, room in zip(writes, held, strict=True)
+            if room is not None and w.state is not None and room.state == unpack(w.state)
+        }
 
     async def adopt_quietly(self, code: str) -> None:
         try:

@@ -28,8 +28,9 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from protocol.codec import frame_type
 from protocol.errors import ErrorCode, Refusal
-from protocol.messages import Paused, Resumed, RoomClosed
+from protocol.messages import Paused, Resumed, RoomClosed, Snapshot
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.directory import ADOPT_BATCH, RoomDirectory
@@ -115,6 +116,11 @@ class Cluster:
         self._recalls: dict[tuple[str, str], bool] = {}
         #: The players here told by this process that their room (run elsewhere) paused.
         self._paused_here: dict[str, str] = {}
+        #: The players being brought back into their room after a gap in what it sent them
+        #: (their hello here: ``connected`` until ``returned``; the link to the other
+        #: processes back: ``resync``): what a room sends them before their snapshot is
+        #: not passed on (``_from_snapshot``).
+        self._returning: set[str] = set()
         self.health = health
         self._lease_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self, health)
@@ -195,12 +201,37 @@ class Cluster:
 
     # --- players connected here ---------------------------------------------------------
 
-    async def connected(self, player: str, resumed: bool) -> None:
+    async def connected(self, player: str, resumed: bool, returning: bool = False) -> None:
         """A player said hello here: hear what rooms elsewhere send them, and (a resumed
-        session) close their connections at other processes."""
+        session) close their connections at other processes. ``returning``: their hello
+        brings them back into a room (``returned`` when it is over). Until their snapshot
+        comes, nothing their room sends them is passed on: their seat may still be marked
+        connected (their last process went down without a word, or its word is late), so
+        the room sends to it, and what it sent them while they were connected nowhere is
+        lost; what they would get before the snapshot would follow a gap (a deal's first
+        bid, the deal's start unseen). The snapshot shows all of it."""
+        if returning:
+            self._returning.add(player)
         await self.relay.watch_player(player)
         if resumed:
             self.relay.to_player(player, Replaced(node=self.node))
+
+    def returned(self, player: str) -> None:
+        """The hello that brought the player back is over (their snapshot sent, or their
+        return left to ``recall``): all their rooms send them is passed on again."""
+        self._returning.discard(player)
+
+    def _from_snapshot(self, player: str, kinds: Sequence[str | None]) -> int:
+        """For a message list to ``player`` of these kinds: the index from which it is
+        passed on (its length: none of it), skipping what comes before a returning
+        player's snapshot (see ``connected``)."""
+        if player not in self._returning:
+            return 0
+        for at, kind in enumerate(kinds):
+            if kind == "snapshot":
+                self._returning.discard(player)
+                return at
+        return len(kinds)
 
     async def disconnected(self, player: str) -> None:
         """The player's last connection here ended."""
@@ -268,6 +299,7 @@ class Cluster:
                 pause = min(pause * 2, RECALL_LONGEST)
         finally:
             del self._recalls[key]
+            self._returning.discard(player)  # (their snapshot came, or none will)
             if self._paused_here.get(player) == code and not self._wanted(player, code):
                 del self._paused_here[player]
 
@@ -301,11 +333,26 @@ class Cluster:
     def deliver(self, deliveries: Sequence[tuple[str, BaseModel]]) -> None:
         """Each message to its player: here through the hub, else through the relay (the
         frame encoded once, here)."""
+        if self._returning:
+            deliveries = self._after_snapshots(deliveries)
         elsewhere: dict[str, list[bytes]] = {}
         for player, frame in self.hub.deliver(deliveries):
             elsewhere.setdefault(player, []).append(frame)
         for player, frames in elsewhere.items():
             self.relay.to_player(player, PlayerFrames(frames=frames))
+
+    def _after_snapshots(
+        self, deliveries: Sequence[tuple[str, BaseModel]]
+    ) -> list[tuple[str, BaseModel]]:
+        """``deliveries`` but what comes before a returning player's snapshot."""
+        kept: list[tuple[str, BaseModel]] = []
+        for player, message in deliveries:
+            if player in self._returning:
+                if not isinstance(message, Snapshot):
+                    continue
+                self._returning.discard(player)
+            kept.append((player, message))
+        return kept
 
     def moved(self, code: str, entered: list[str], left: list[str]) -> None:
         """Who came into room ``code`` and who left it: the sessions part of the process
@@ -375,10 +422,12 @@ class Cluster:
 
     def for_player(self, player: str, message: PlayerMessage) -> None:
         """Something for a player connected here, from a room run elsewhere."""
-        if isinstance(message, PlayerFrames):
-            self.hub.send_frames(player, message.frames)
-        elif isinstance(message, PlayerFrame):
-            self.hub.send_frames(player, [message.frame])
+        if isinstance(message, PlayerFrames | PlayerFrame):
+            frames = message.frames if isinstance(message, PlayerFrames) else [message.frame]
+            if player in self._returning:
+                frames = frames[self._from_snapshot(player, [frame_type(f) for f in frames]) :]
+            if frames:
+                self.hub.send_frames(player, frames)
         elif isinstance(message, EnteredRoom):
             self.sessions.entered(player, message.code)
         elif isinstance(message, LeftRoom):
@@ -401,9 +450,11 @@ class Cluster:
 
     def resync(self) -> None:
         """The link to the other processes dropped: a frame for a player here may have been
-        lost, so each player here in a room run elsewhere gets a fresh snapshot."""
+        lost, so each player here in a room run elsewhere gets a fresh snapshot, and
+        nothing from before it (see ``connected``)."""
         for conn in list(self.hub.all):
             player = conn.player_id
             room = None if player is None else self.sessions.room_of(player)
             if player is not None and room is not None and room not in self.rooms:
+                self._returning.add(player)
                 self.recall(player, room)

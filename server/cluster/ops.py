@@ -146,10 +146,17 @@ async def apply_op(
 
     The runner remembers through which process each player last came in; a ``Gone`` from
     another process (one that saw an old connection drop after the player had connected
-    again elsewhere) is stale and changes nothing."""
+    again elsewhere) is stale and changes nothing. An ``Ask`` from a person whose seat is
+    marked disconnected (their return not taken yet: refused for a moment, tried again) is
+    their return too: they get their snapshot, then what the request causes."""
     match op:
-        case Ask():
-            await runner.request(op.player, op.request)
+        case Ask(player, request):
+            if runner.room.away(player):
+                # Their return has not reached the room yet (it is tried again), but their
+                # request has: they are here. Back first, or nothing it causes reaches them.
+                runner.via[player] = node
+                await _back(runner, player, clock)
+            await runner.request(player, request)
         case Join() | Watch() | Again():
             runner.via[op.player] = node
             await _enter(runner, op, clock(), max_watchers)

@@ -112,6 +112,11 @@ class Membership(RoomState):
             return self._seats_changed()
         return self.set_connected(player_id, False)
 
+    def away(self, player_id: str) -> bool:
+        """Whether the player sits here with their seat marked disconnected (the room sends
+        them nothing until they are back)."""
+        return player_id in self.seated() and player_id not in self.connected_people()
+
     def set_connected(self, player_id: str, connected: bool) -> list[Delivery]:
         seat = self.seat_of(player_id)
         if seat is None or self.seats[seat].connected == connected:

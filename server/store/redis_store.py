@@ -12,6 +12,7 @@ Which Redis it speaks to (one, a cluster, a Sentinel-managed primary) is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import weakref
@@ -499,19 +500,26 @@ class RedisStore(RedisPlayers):
         ``StoreUnavailable``)."""
         if not writes:
             return []
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for w in writes:
-                    keys = self._room_keys(w.code)
-                    args = (w.expected, w.version, w.state or b"", 0, w.fence, b"")
-                    pipe.eval(_SAVE_ROOM, len(keys), *keys, *args)
-                results: Any = await pipe.execute(raise_on_error=False)
-        except StoreFailure as exc:
-            raise await self._unavailable(str(exc)) from exc
+        # Through the room saves' batches, as every save (queued in one turn: one round
+        # trip), which never send a save again: redis-py's retries would, past a late
+        # answer, and the second run would be refused as a conflict though the first was
+        # stored.
+        results = await asyncio.gather(
+            *(
+                self.room_saves.call(
+                    self._room_keys(w.code),
+                    (w.expected, w.version, w.state or b"", 0, w.fence, b""),
+                )
+                for w in writes
+            ),
+            return_exceptions=True,
+        )
         out: list[StoreError | None] = []
         for write, result in zip(writes, results, strict=True):
             code = write.code
-            if not isinstance(result, Exception):
+            if isinstance(result, StoreFailure):
+                raise await self._unavailable(str(result)) from result
+            if not isinstance(result, BaseException):
                 out.append(None)
             elif str(result).startswith("FENCED"):
                 out.append(StoreFenced(f"room {code}: {result}"))

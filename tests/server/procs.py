@@ -56,7 +56,8 @@ class ServerProcess:
         with self.log.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(*args, stdout=log, stderr=log)
         # Up once it takes a websocket: it listens (and answers /healthz) first, and
-        # refuses upgrades with 503 "starting" while it brings its rooms back.
+        # refuses upgrades with 503 "starting" until its cluster part has started; it takes
+        # them while it brings its rooms back (a player's hello may come before their room).
         for _ in range(600):
             try:
                 async with connect(f"ws://127.0.0.1:{self.port}", open_timeout=2):

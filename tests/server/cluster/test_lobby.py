@@ -9,12 +9,14 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PROTOCOL_VERSION,
+    Chat,
     CreateRoom,
     Error,
     Hello,
@@ -25,6 +27,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import App
+from server.rooms.room import Room
 from server.settings import Settings
 from server.store.memory import MemoryRedis
 from server.store.memory_lobby import MemoryAddresses, MemoryServerStore
@@ -175,3 +178,76 @@ async def test_a_room_stored_though_its_save_was_answered_as_lost_is_brought_to_
         assert isinstance(again, Error) and again.code == ErrorCode.ALREADY_SEATED
         await until(lambda: any(isinstance(m, Snapshot) for m in hub.got[ann.player_id]))
         assert await a.store.active_rooms() == [code]
+
+
+async def test_what_a_room_sent_before_a_returning_player_is_back_does_not_come_before_their_snapshot(  # noqa: E501
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bo's process went down (a rolling restart): it tells no room that he is gone, so his
+    seat is still marked connected, and what the room sends him meanwhile is published for
+    a connection that is no longer there. He says hello to another process, which hears his
+    channel from then on; a change the room made before it took his return (Ann's chat
+    here; in a match, the next deal's first bid, whose deal he never saw start) is not
+    passed on to him before his snapshot, which shows it: his snapshot comes first."""
+    async with apps(3) as [(a, hub_a), (b, hub_b), (c, _)]:
+        ann_conn, ann = await hello(a, "Ann")
+        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+        bo_old, bo = await hello(c, "Bo")
+        await c.receive(bo_old, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
+        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
+        await c.close()  # SIGTERM: the rooms handed over (none here), then the sockets closed
+        await c.disconnected(bo_old)  # type: ignore[arg-type]
+
+        heard: list[str] = []
+        for_player = b.cluster.for_player
+
+        def hear(player: str, message: Any) -> None:
+            heard.append(player)
+            for_player(player, message)
+
+        monkeypatch.setattr(b.cluster, "for_player", hear)
+        peek = b.directory.peek
+
+        async def chat_first(room: str) -> Room | None:
+            # Ann chats once Bo's channel is heard at b, before b asks the room for his return
+            await a.receive(ann_conn, encode(Chat(phrase="hello")))  # type: ignore[arg-type]
+            await until(lambda: bo.player_id in heard)
+            return await peek(room)
+
+        monkeypatch.setattr(b.directory, "peek", chat_first)
+        _, again = await hello(b, "Bo", token=bo.token)
+
+        assert again.resumed and again.room == code
+        await until(lambda: bool(hub_b.got[bo.player_id]))
+        first = hub_b.got[bo.player_id][0]
+        assert isinstance(first, Snapshot), first
+        assert first.room.seats[0].connected and first.room.seats[1].connected
+
+
+async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_where_they_return(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As above, Bo coming back to the process that runs his room: what it sends his seat
+    (still marked connected) before it takes his return does not come before his snapshot."""
+    async with apps(2) as [(a, hub_a), (c, _)]:
+        ann_conn, ann = await hello(a, "Ann")
+        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+        bo_old, bo = await hello(c, "Bo")
+        await c.receive(bo_old, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
+        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
+        await c.close()
+        await c.disconnected(bo_old)  # type: ignore[arg-type]
+        peek = a.directory.peek
+
+        async def chat_first(room: str) -> Room | None:
+            await a.receive(ann_conn, encode(Chat(phrase="hello")))  # type: ignore[arg-type]
+            return await peek(room)
+
+        monkeypatch.setattr(a.directory, "peek", chat_first)
+        _, again = await hello(a, "Bo", token=bo.token)
+
+        assert again.resumed and again.room == code
+        first = hub_a.got[bo.player_id][0]
+        assert isinstance(first, Snapshot), first

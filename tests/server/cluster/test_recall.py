@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from protocol.messages import Resumed, RoomClosed, Snapshot
+from protocol.messages import Chat, Resumed, RoomClosed, Snapshot
 from server.cluster import ops
-from server.cluster.messages import Forward, Rejoin, unpack_message
+from server.cluster.messages import Forward, PlayerMessage, Rejoin, unpack_message
 from server.rooms.room import RoomError
 from server.store.errors import StoreUnavailable
 from tests.server.cluster.harness import Node, join_from, nodes, open_room, until
@@ -181,3 +181,45 @@ async def test_a_player_whose_room_closed_while_its_word_was_lost_gets_it_as_it_
         assert isinstance(snapshot, Snapshot) and snapshot.room.your_seat == 1
         assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
         await until(lambda: b.room_of(bo) is None)  # (freed once the end is delivered)
+
+
+async def test_after_its_link_came_back_a_player_gets_their_snapshot_before_the_rooms_next_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bo's process lost its link to the others for a moment: what his room sent him then
+    was lost (Ann's first chat). Listening again, it brings him back into his room; what
+    the room sends him before it takes that return (Ann's second chat) follows the gap, so
+    it is not passed on before his snapshot, which shows it all."""
+    async with nodes("a:1", "b:2") as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await join_from(b, code)
+        b.hub.all.add(Socket(bo))  # type: ignore[arg-type]  # (Bo's connection to b)
+        await until(lambda: len(b.hub.got[bo]) > 0)
+        redis.drop = lambda channel, data: channel.endswith(bo)  # the link is down
+        await a.directory.route(code, ops.Ask(ann, Chat(phrase="hello")))
+        await a.cluster.relay.flush()
+        redis.drop = lambda channel, data: False
+        b.hub.got[bo].clear()
+        heard: list[PlayerMessage] = []
+        for_player = b.cluster.for_player
+
+        def hear(player: str, message: PlayerMessage) -> None:
+            heard.append(message)
+            for_player(player, message)
+
+        monkeypatch.setattr(b.cluster, "for_player", hear)
+        route = b.directory.route
+
+        async def chat_first(room: str, op: ops.RoomOp) -> None:
+            if isinstance(op, ops.Back) and not heard:  # Ann chats before Bo's return is in
+                await a.directory.route(code, ops.Ask(ann, Chat(phrase="thanks")))
+                await until(lambda: bool(heard))
+            await route(room, op)
+
+        monkeypatch.setattr(b.directory, "route", chat_first)
+
+        b.cluster.resync()
+
+        await until(lambda: len(b.hub.got[bo]) > 0)
+        assert isinstance(b.hub.got[bo][0], Snapshot), b.hub.got[bo]

@@ -97,3 +97,19 @@ async def test_a_save_whose_answer_is_late_is_in_doubt_not_refused(
     # and it was stored once, its journal record with it
     assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
     assert await store.read_log("ABCDE") == [{"k": "start"}, {"k": "bid"}]
+
+
+async def test_a_takeover_save_whose_answer_is_late_is_in_doubt_not_refused(
+    sentinel: SentinelProcesses, store: RedisStore
+) -> None:
+    """The takeover's saves of many rooms at once: the same as one room's save. (Refused as
+    a conflict though stored, a room taken over after a restart was taken as not saved; its
+    person's return, made meanwhile, was refused, their seat left marked away.)"""
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}]))
+    write = RoomWrite("ABCDE", 0, 1, pack({"version": 1}))
+    saving = asyncio.ensure_future(store.save_rooms([write]))
+    await stopped_during(sentinel, STOPPED)
+
+    with pytest.raises(StoreUnavailable):
+        await saving
+    assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
