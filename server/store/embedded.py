@@ -101,6 +101,9 @@ class EmbeddedRedis:
         self._lock: int | None = None
         #: Set by ``stop``: the supervisor then lets the process end for good.
         self._stopping = threading.Event()
+        #: Set by ``stop`` and ``wake``: the supervisor's wait before a restart ends.
+        self._wake = threading.Event()
+        self._first_wait = RESTART_FIRST
         self._supervisor: threading.Thread | None = None
         #: How many times the supervisor started Redis again (for tests and the log).
         self.restarts = 0
@@ -185,18 +188,31 @@ class EmbeddedRedis:
             time.sleep(0.02)
         return process
 
-    def supervise(self) -> None:
+    def supervise(self, first_wait: float = RESTART_FIRST) -> None:
         """Watch the started Redis from a thread of its own and start it again whenever it
-        dies, until ``stop``. The dead process is reaped at once (no zombie)."""
+        dies (``first_wait`` seconds after, doubling while it keeps dying at once; ``wake``
+        cuts a wait short), until ``stop``. The dead process is reaped at once (no
+        zombie)."""
         if self._supervisor is not None or self.process is None:
             return
+        self._first_wait = first_wait
         self._supervisor = threading.Thread(
             target=self._watch, name="embedded-redis-supervisor", daemon=True
         )
         self._supervisor.start()
 
+    def wake(self) -> None:
+        """Start a dead Redis again now, not at the end of the supervisor's wait."""
+        self._wake.set()
+
+    def _pause(self, seconds: float) -> bool:
+        """Wait ``seconds`` (or until ``wake``); False once ``stop`` was called."""
+        self._wake.wait(seconds)
+        self._wake.clear()
+        return not self._stopping.is_set()
+
     def _watch(self) -> None:
-        wait = RESTART_FIRST
+        wait = self._first_wait
         while self.process is not None:
             started = time.monotonic()
             code = self.process.wait()
@@ -204,13 +220,13 @@ class EmbeddedRedis:
                 return
             died = time.monotonic()
             if died - started >= STABLE_AFTER:
-                wait = RESTART_FIRST
+                wait = self._first_wait
             log.warning(
                 "embedded Redis died (exit code %s); starting it again on %s",
                 code,
                 self.data_dir,
             )
-            while not self._stopping.wait(wait):
+            while self._pause(wait):
                 wait = min(wait * 2, RESTART_MAX)
                 try:
                     process = self._launch(timeout=10.0)
@@ -235,6 +251,7 @@ class EmbeddedRedis:
         """Shut Redis down cleanly (it flushes the append-only file on SIGTERM), and end
         its supervision first so that the shutdown is not taken for a death."""
         self._stopping.set()
+        self._wake.set()
         supervisor, self._supervisor = self._supervisor, None
         process = self.process
         if process is not None and process.poll() is None:

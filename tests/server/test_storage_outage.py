@@ -226,7 +226,9 @@ async def test_the_embedded_redis_killed_pauses_the_match_until_it_is_started_ag
 ) -> None:
     embedded = EmbeddedRedis(tmp_path / "data")
     url = embedded.start()
-    embedded.supervise()
+    # its supervisor would start it again within half a second, which on a busy machine
+    # can be before the test has looked at the pause: here it waits to be woken
+    embedded.supervise(first_wait=3600)
 
     def kill() -> None:
         assert embedded.process is not None
@@ -236,9 +238,9 @@ async def test_the_embedded_redis_killed_pauses_the_match_until_it_is_started_ag
         timing = {"bid_timeout": BID_CLOCK, "bot_speed": "instant"}
         async with running_server(url, **timing) as srv:
             async with timed_match(srv) as (player, watcher, code):
-                # the supervisor starts it again by itself, on its append-only file
+                # the supervisor starts it again, on its append-only file
                 await outage_and_return(
-                    srv, player, watcher, code, kill, lambda: None, outlast=False
+                    srv, player, watcher, code, kill, embedded.wake, outlast=False
                 )
     finally:
         embedded.stop()
