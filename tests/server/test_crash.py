@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from protocol.events import BidMade, TurnStarted
+from protocol.cards import ranks_of
+from protocol.events import BidMade, CardsPlayed, Passed, TurnStarted
 from protocol.messages import (
     BidRequest,
     CreateRoom,
     PassRequest,
+    PlayRequest,
     ReadyRequest,
     SeatBot,
     Snapshot,
@@ -84,9 +86,10 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
     redis_url: str, tmp_path: Path
 ) -> None:
     """Regression (issue 11, item 15): after a kill -9 and about 7 s down, a player came
-    back at "0s left" and was passed by the clock. Here the server is down for longer than
-    the person's whole 4 s clock; back, it is still their turn with the time their clock
-    had left at the last save (all of it), and their own pass is what the table gets."""
+        back at "0s left" and was passed by the clock. Here the server is down for longer than
+        the person's whole 4 s clock; back, it is still their turn with the time their clock
+        had left at the last save (all of it), and their own action (a bid or pass, or a play when
+    a bid of 3 ended the bidding before their turn) is what the table gets."""
     prefix = unique_prefix()
     store = ["--redis-url", external_url() or redis_url, "--key-prefix", prefix]
     clocks = ("--bid-timeout", "4", "--play-timeout", "4", "--ready-timeout", "4")
@@ -115,8 +118,18 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
             assert table is not None and table.turn is not None and table.turn.seat == 0
             assert table.turn.deadline is not None
             assert table.turn.deadline - table.turn.server_time > left - 2.0  # not "0s left"
-            await client.send(PassRequest() if table.turn.may_pass else BidRequest(value=1))
-            mine: BidMade = await client.recv_type(BidMade)
+            # (a bid, or a play: a bot bidding 3 ahead of seat 0 ends the bidding)
+            mine: BidMade | Passed | CardsPlayed
+            if table.turn.may_pass:
+                await client.send(PassRequest())
+                mine = await client.recv_type(BidMade if table.phase == "bidding" else Passed)
+            elif table.phase == "bidding":
+                await client.send(BidRequest(value=1))
+                mine = await client.recv_type(BidMade)
+            else:  # they lead: their lowest card
+                assert table.hand
+                await client.send(PlayRequest(ranks=[min(ranks_of(table.hand))]))
+                mine = await client.recv_type(CardsPlayed)
             assert mine.seat == 0 and not mine.timeout  # the person's own, not the clock's
     finally:
         await server.stop()
