@@ -86,10 +86,10 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
     redis_url: str, tmp_path: Path
 ) -> None:
     """Regression (issue 11, item 15): after a kill -9 and about 7 s down, a player came
-        back at "0s left" and was passed by the clock. Here the server is down for longer than
-        the person's whole 4 s clock; back, it is still their turn with the time their clock
-        had left at the last save (all of it), and their own action (a bid or pass, or a play when
-    a bid of 3 ended the bidding before their turn) is what the table gets."""
+    back at "0s left" and was passed by the clock. Here the server is down for longer than
+    the person's whole 4 s clock; back, it is still their turn with the time their clock
+    had left at the last save (all of it), and their own action is what the table gets (a
+    bid or a pass; or a play, when a bot's bid of 3 ended the bidding before their turn)."""
     prefix = unique_prefix()
     store = ["--redis-url", external_url() or redis_url, "--key-prefix", prefix]
     clocks = ("--bid-timeout", "4", "--play-timeout", "4", "--ready-timeout", "4")
