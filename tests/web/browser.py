@@ -8,11 +8,12 @@
 - ``Pages``: fresh browser contexts (each its own profile: storage, cookies, cache) at phone
   or desktop size, each page recording every websocket frame it receives, decoded.
 - ``shoot``: a screenshot where a person can look at it (``$DDZ_SCREENSHOTS``, default
-  ``/tmp/ddz-screenshots``), never committed.
+  ``/tmp/ddz-screenshots``), never committed; a PNG encoded for speed.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import msgpack
 import pytest
@@ -134,11 +136,24 @@ def record_frames(page: Any) -> Frames:
     return frames
 
 
+#: Each page's DevTools session, opened at its first screenshot.
+_DEVTOOLS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
+
+
 def shoot(page: Any, name: str) -> Path:
-    """Save a screenshot of the page as ``<name>.png`` under SCREENSHOTS."""
+    """Save a screenshot of the page's viewport as ``<name>.png`` under SCREENSHOTS.
+
+    Taken through DevTools with the PNG encoded for speed: the same pixels as Playwright's
+    ``page.screenshot`` (which offers no such choice; it hides a text caret, this does not),
+    in a file about a fifth larger, at a third of the time and CPU of a table's screenshot:
+    the screen tests save 228."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path))
+    session = _DEVTOOLS.get(page)
+    if session is None:
+        session = _DEVTOOLS[page] = page.context.new_cdp_session(page)
+    shot = session.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    path.write_bytes(base64.b64decode(shot["data"]))
     return path
 
 

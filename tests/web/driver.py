@@ -8,6 +8,7 @@ hidden-card tests check: every card a page received or shows must be its own or 
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from typing import Any
@@ -34,6 +35,41 @@ def state(page: Any) -> dict[str, Any]:
     return result
 
 
+#: Each selector's element: on screen (a box, not hidden by style) and usable (not disabled
+#: nor aria-disabled), as Playwright's ``is_visible`` and ``is_enabled`` tell; false for
+#: one not there. Many in one round trip: a look at the table costs one call, not a dozen
+#: (they were most of a played match's time).
+LOOK = """(selectors) => Object.fromEntries(selectors.map((sel) => {
+  const e = document.querySelector(sel);
+  if (!e) return [sel, [false, false]];
+  const r = e.getBoundingClientRect();
+  const visible = e.checkVisibility() && getComputedStyle(e).visibility === 'visible'
+    && r.width > 0 && r.height > 0;
+  return [sel, [visible, !e.matches(':disabled') && !e.closest('[aria-disabled="true"]')]];
+}))"""
+#: What ``act`` looks at.
+TABLE = [
+    "#result", "#summary", "#bid-buttons",
+    "#bid-0", "#bid-1", "#bid-2", "#bid-3", "#play-buttons", "#hint", "#pass",
+]  # fmt: skip
+#: What ``act`` looks at, and the table's version (the server's count of its changes).
+LOOK_AT_TABLE = f"""(selectors) => [({LOOK})(selectors),
+  window.ddz.state().room?.table?.version ?? null]"""
+#: The table has moved on from the version given: the server answered.
+MOVED_ON = "(v) => (window.ddz.state().room?.table?.version ?? null) !== v"
+#: Hint has picked a play (Play is enabled), said to pass, or the turn is gone.
+HINTED = """() => !document.getElementById('play').disabled
+  || document.getElementById('legality').textContent.includes('nothing beats')
+  || document.getElementById('hint').disabled
+  || document.getElementById('play-buttons').hidden"""
+
+
+def look(page: Any, selectors: list[str]) -> dict[str, tuple[bool, bool]]:
+    """Each selector's (on screen, usable): see LOOK."""
+    found: dict[str, tuple[bool, bool]] = page.evaluate(LOOK, selectors)
+    return found
+
+
 def shown(page: Any, selector: str) -> bool:
     return bool(page.is_visible(selector))
 
@@ -46,8 +82,9 @@ def is_phone(page: Any) -> bool:
 
 def click(page: Any, selector: str) -> bool:
     """Click (tap on a touch page) if the element is there and enabled; False if not."""
-    el = page.query_selector(selector)
-    if el is None or not el.is_visible() or not el.is_enabled():
+    visible, usable = look(page, [selector])[selector]
+    el = page.query_selector(selector) if visible and usable else None
+    if el is None:
         return False
     try:
         if is_phone(page):
@@ -60,26 +97,38 @@ def click(page: Any, selector: str) -> bool:
 
 
 def act(page: Any, rng: random.Random, bid: str | None = None, pass_rate: float = 0.2) -> str:
-    """Take one action if the screen offers one; what was done, ``over``, or ``""``."""
-    if shown(page, "#result"):
+    """Take one action if the screen offers one; what was done, ``over``, or ``""``.
+    Each action waits for the server's answer to reach the page (its buttons stay on
+    until then: a second click would wait for them in vain), or 2 s for one ignored."""
+    screen, version = page.evaluate(LOOK_AT_TABLE, TABLE)
+    if screen["#result"][0]:
         return "over"
-    if shown(page, "#summary"):
-        return "ready" if click(page, "#summary-ready") else ""
-    if shown(page, "#bid-buttons"):
-        choices = [b for b in ("#bid-0", "#bid-1", "#bid-2", "#bid-3") if page.is_enabled(b)]
+    if screen["#summary"][0]:
+        return answered(page, version, "ready" if click(page, "#summary-ready") else "")
+    if screen["#bid-buttons"][0]:
+        choices = [b for b in ("#bid-0", "#bid-1", "#bid-2", "#bid-3") if screen[b][1]]
         if not choices:
             return ""
         choice = bid if bid in choices else rng.choice(choices)
-        return "bid" if click(page, choice) else ""
-    if shown(page, "#play-buttons") and page.is_enabled("#hint"):
-        if page.is_enabled("#pass") and rng.random() < pass_rate:
-            return "pass" if click(page, "#pass") else ""
+        return answered(page, version, "bid" if click(page, choice) else "")
+    if screen["#play-buttons"][0] and screen["#hint"][1]:
+        if screen["#pass"][1] and rng.random() < pass_rate:
+            return answered(page, version, "pass" if click(page, "#pass") else "")
         if not click(page, "#hint"):
             return ""
+        page.wait_for_function(HINTED)  # Hint's plays come from a worker
         if page.is_enabled("#play"):
-            return "play" if click(page, "#play") else ""
-        return "pass" if click(page, "#pass") else ""
+            return answered(page, version, "play" if click(page, "#play") else "")
+        return answered(page, version, "pass" if click(page, "#pass") else "")
     return ""
+
+
+def answered(page: Any, version: int | None, done: str) -> str:
+    """``done``, once the table has moved on from ``version`` (2 s at most)."""
+    if done:
+        with contextlib.suppress(Exception):  # (Playwright's timeout): ignored, or refused
+            page.wait_for_function(MOVED_ON, arg=version, timeout=2000)
+    return done
 
 
 # --- hidden cards -----------------------------------------------------------------------

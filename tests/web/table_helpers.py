@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.web.browser import wait_until
-from tests.web.driver import click, state
+from tests.web.driver import HINTED, click, state
 
 #: The three sizes the table is laid out for: a phone held upright and sideways (both by
 #: touch), and a desktop.
@@ -55,13 +55,6 @@ MEASURE_HAND = """async () => {
     };
   });
 }"""
-
-
-#: Hint has picked a play (Play is enabled), said to pass, or the turn is gone.
-HINTED = """() => !document.getElementById('play').disabled
-  || document.getElementById('legality').textContent.includes('nothing beats')
-  || document.getElementById('hint').disabled
-  || document.getElementById('play-buttons').hidden"""
 
 
 def leave(page: Any) -> None:

@@ -21,12 +21,13 @@ def start_practice(page: Any, speed: str = "instant", deals: str = "1") -> None:
 
 
 def focused(page: Any) -> str:
-    """What has the keyboard focus: an element id, or ``card`` for a card in the hand."""
+    """What has the keyboard focus: an element id, ``card`` for a card in the hand, or
+    ``TAG:name`` for a form's control without an id."""
     result: str = page.evaluate(
         """() => { const e = document.activeElement;
                    if (!e) return '';
                    if (e.closest('#hand') && e.dataset.card) return 'card';
-                   return e.id || e.tagName; }"""
+                   return e.id || (e.name ? `${e.tagName}:${e.name}` : e.tagName); }"""
     )
     return result
 
@@ -53,7 +54,11 @@ def my_turn(page: Any) -> bool:
 def test_one_trick_with_the_keyboard_only(web_server: StartServer, open_page: OpenPage) -> None:
     server = web_server()
     page, frames = open_page(server.url)
-    # start by keyboard too: Tab to Start, Enter
+    # start by keyboard too: the bots' speed instant (Home: the first choice), Tab to Start,
+    # Enter
+    tab_to(page, "SELECT:speed")
+    page.keyboard.press("Home")
+    assert page.eval_on_selector("#practice-form select[name=speed]", "e => e.value") == "instant"
     tab_to(page, "practice-start")
     page.keyboard.press("Enter")
     page.wait_for_selector("#bid-buttons:not([hidden])")
