@@ -101,6 +101,10 @@ class Relay:
         self._pubsub: Any = None  # its PubSub
         self._tasks: list[asyncio.Task[None]] = []
         self._players: set[str] = set()
+        #: Held by each SUBSCRIBE and UNSUBSCRIBE: redis-py's PubSub opens its link on its
+        #: first one, and two at once on a fresh PubSub open two links, the reader keeping
+        #: only the last (its channels) while the other's are heard by nobody.
+        self._subscribing = asyncio.Lock()
         #: Whether the reader's link is subscribed (else it subscribes again, shortly).
         self.listening = False
 
@@ -119,11 +123,14 @@ class Relay:
         self._client = self.store.subscriber()
         self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         self.listening = False
-        try:
-            await self._pubsub.subscribe(self.inbox, self.everyone)
-            self.listening = True
-        except Exception as exc:
-            log.warning("relay: cannot listen yet: %s", exc)
+        async with self._subscribing:
+            try:
+                await self._pubsub.subscribe(
+                    self.inbox, self.everyone, *(self.player_channel(p) for p in self._players)
+                )
+                self.listening = True
+            except Exception as exc:
+                log.warning("relay: cannot listen yet: %s", exc)
         self._tasks = [
             asyncio.ensure_future(self._read()),
             asyncio.ensure_future(self._send()),
@@ -160,21 +167,28 @@ class Relay:
     # --- players connected here -------------------------------------------------------
 
     async def watch_player(self, player_id: str) -> None:
-        """Hear what rooms run elsewhere send this player (they connected here)."""
+        """Hear what rooms run elsewhere send this player (they connected here). While the
+        reader's link is down, the next one subscribes them."""
         if self._pubsub is None or player_id in self._players:
             return
         self._players.add(player_id)
-        try:
-            await self._pubsub.subscribe(self.player_channel(player_id))
-        except StoreFailure as exc:  # the link is down: it subscribes them when it is back
-            log.warning("could not subscribe for %s yet: %s", player_id, exc)
+        async with self._subscribing:
+            if not self.listening or player_id not in self._players:
+                return
+            try:
+                await self._pubsub.subscribe(self.player_channel(player_id))
+            except StoreFailure as exc:  # the link is down: it subscribes them when back
+                log.warning("could not subscribe for %s yet: %s", player_id, exc)
 
     async def unwatch_player(self, player_id: str) -> None:
         if self._pubsub is None or player_id not in self._players:
             return
         self._players.discard(player_id)
-        with contextlib.suppress(Exception):
-            await self._pubsub.unsubscribe(self.player_channel(player_id))
+        async with self._subscribing:
+            if not self.listening or player_id in self._players:
+                return
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(self.player_channel(player_id))
 
     # --- sending ----------------------------------------------------------------------
 
@@ -255,19 +269,20 @@ class Relay:
     async def _resubscribe(self) -> None:
         """Listen again on every channel, on a fresh link (on a cluster, maybe to another
         node); what came meanwhile is lost, so tell the app."""
-        await self._close_link()
-        client = self.store.subscriber()
-        pubsub = client.pubsub(ignore_subscribe_messages=True)
-        self._client, self._pubsub = client, pubsub
-        try:
-            await pubsub.subscribe(
-                self.inbox, self.everyone, *(self.player_channel(p) for p in self._players)
-            )
-        except Exception as exc:
-            if self.health is None or not self.health.quiet:
-                log.warning("relay: cannot listen yet: %s", exc)
-            return
-        self.listening = True
+        async with self._subscribing:
+            await self._close_link()
+            client = self.store.subscriber()
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            self._client, self._pubsub = client, pubsub
+            try:
+                await pubsub.subscribe(
+                    self.inbox, self.everyone, *(self.player_channel(p) for p in self._players)
+                )
+            except Exception as exc:
+                if self.health is None or not self.health.quiet:
+                    log.warning("relay: cannot listen yet: %s", exc)
+                return
+            self.listening = True
         self.inbox_handler.resync()
 
     async def _close_link(self) -> None:

@@ -32,8 +32,11 @@ from protocol.messages import (
     Snapshot,
 )
 from server.cluster import ops
+from server.cluster.messages import Adopt, Forward, PlayerFrames, PlayerMessage
+from server.cluster.relay import Relay
 from server.rooms.room import RoomError
 from server.rooms.stored import room_to_data
+from server.store.redis_store import RedisStore
 from tests.redis_server import unique_prefix
 from tests.server.wire import RunningServer, running_server, wire_client
 
@@ -221,3 +224,101 @@ async def test_a_handed_over_room_sends_nothing_before_what_its_old_process_sent
                 before.append(type(message))
             # A's (the bot sat down), then B's on taking over (everyone disconnected)
             assert before == [SeatsChanged, SeatsChanged]
+
+
+class Heard:
+    """A relay's inbox that keeps what reaches it."""
+
+    def __init__(self) -> None:
+        self.forwards: list[Forward] = []
+        self.frames: list[tuple[str, PlayerMessage]] = []
+        self.came = asyncio.Event()
+
+    def for_player(self, player_id: str, message: PlayerMessage) -> None:
+        self.frames.append((player_id, message))
+        self.came.set()
+
+    def forwarded(self, message: Forward) -> None:
+        self.forwards.append(message)
+        self.came.set()
+
+    def adopt(self, message: Adopt) -> None:
+        pass
+
+    def resync(self) -> None:
+        pass
+
+
+def arriving_while_subscribing(
+    relay: Relay, player: str, arrivals: list[asyncio.Task[None]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each link the relay makes: ``player`` connects (``watch_player``) while the link's
+    SUBSCRIBE is on its way, as players do who come back after a failover."""
+    store = relay.store
+    make = store.subscriber
+
+    def subscriber() -> Any:
+        client: Any = make()
+        make_pubsub = client.pubsub
+
+        def pubsub(**options: Any) -> Any:
+            made: Any = make_pubsub(**options)
+            subscribe = made.subscribe
+
+            async def subscribing(*channels: str) -> None:
+                if relay.inbox in channels:
+                    arrivals.append(asyncio.ensure_future(relay.watch_player(player)))
+                await subscribe(*channels)
+
+            made.subscribe = subscribing
+            return made
+
+        client.pubsub = pubsub
+        return client
+
+    monkeypatch.setattr(store, "subscriber", subscriber)
+
+
+@pytest.mark.parametrize("link", ["at start", "made again"])
+async def test_a_player_connecting_while_the_relay_subscribes_leaves_it_hearing_everything(
+    redis_url: str, link: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player connects while the relay makes its link to Redis (at start, or again after
+    it dropped): the relay still hears what is forwarded to its process, and what rooms
+    elsewhere send that player. Two SUBSCRIBEs at once on redis-py's fresh PubSub open two
+    links, and it reads only the last: a process deaf to its forwards while it renews its
+    leases leaves its rooms' players refused "the room's server does not answer"."""
+    store = RedisStore.from_url(redis_url, 60, 60, prefix=unique_prefix())
+    heard = Heard()
+    b = Relay(store, "b", 1.0, heard)
+    a = Relay(store, "a", 1.0, Heard())
+    arrivals: list[asyncio.Task[None]] = []
+    try:
+        if link == "at start":
+            arriving_while_subscribing(b, "ann", arrivals, monkeypatch)
+            await b.start()
+        else:
+            await b.start()
+            arriving_while_subscribing(b, "ann", arrivals, monkeypatch)
+            host, port = b._pubsub.connection._writer.get_extra_info("sockname")[:2]
+            await store.redis.execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
+            async with asyncio.timeout(5):
+                while not arrivals or not b.listening:  # the reader subscribes again
+                    await asyncio.sleep(0.01)
+        await a.start()
+        await asyncio.gather(*arrivals)
+        assert arrivals and b.listening
+        a.to_node(
+            "b", Forward(call=1, reply_to="a", code="ROOM1", op=ops.to_data(ops.Back("ann"), "a"))
+        )
+        a.to_player("ann", PlayerFrames(frames=[b"hello"]))
+        async with asyncio.timeout(5):
+            while not (heard.forwards and heard.frames):
+                heard.came.clear()
+                await heard.came.wait()
+        assert [f.code for f in heard.forwards] == ["ROOM1"]
+        assert heard.frames == [("ann", PlayerFrames(frames=[b"hello"]))]
+    finally:
+        await a.stop()
+        await b.stop()
+        await store.close()
