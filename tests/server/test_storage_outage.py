@@ -303,19 +303,8 @@ async def test_a_promoted_replica_that_missed_writes_is_given_back_what_it_lost(
     plays on to its end."""
     sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
     try:
-        async with (
-            running_server(sentinel.url, bot_speed="instant") as srv,
-            wire_client(srv.url, "Ann") as (player, _),
-            wire_client(srv.url, "Wu") as (watcher, _),
-        ):
-            seat = AutoSeat(player)
-            await player.send(CreateRoom(deals=3))
-            code = (await seat.until(Snapshot, WAIT)).room.code
-            for _ in range(2):
-                await player.send(SeatBot(level="easy"))
-            await watcher.send(Watch(code=code))
-            await watcher.recv_type(Snapshot)
-            await player.send(ReadyRequest())
+        async with sentinel_match(sentinel) as (srv, seat, watcher, code):
+            player = seat.client
             await seat.until(DealStarted, WAIT)
             playing = asyncio.ensure_future(seat.until(MatchEnded, 3 * WAIT))
             watching = asyncio.ensure_future(watcher.recv_type(MatchEnded, 3 * WAIT))
@@ -335,12 +324,8 @@ async def test_a_promoted_replica_that_missed_writes_is_given_back_what_it_lost(
     finally:
         await asyncio.to_thread(sentinel.stop)
     # the promoted replica had lost writes, and the server gave them back
-    assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
-    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
-    check_journal_holds_what_was_seen(records, views)
+    given_back(caplog, code, records, (player, watcher))
     for client in (player, watcher):
-        versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
-        assert versions == sorted(versions), "a client saw a version go back"
         assert any(isinstance(m, Paused) for m in client.received)
         assert any(isinstance(m, Resumed) for m in client.received)
 
@@ -358,19 +343,7 @@ async def test_a_replica_promoted_without_an_outage_is_given_back_what_it_missed
     sentinel = await asyncio.to_thread(lambda: SentinelProcesses().start())
     try:
         timing = {"bid_timeout": 60.0, "play_timeout": 60.0, "lease_ttl": ttl}
-        async with (
-            running_server(sentinel.url, bot_speed="instant", **timing) as srv,
-            wire_client(srv.url, "Ann") as (player, _),
-            wire_client(srv.url, "Wu") as (watcher, _),
-        ):
-            seat = AutoSeat(player)
-            await player.send(CreateRoom(deals=3))
-            code = (await seat.until(Snapshot, WAIT)).room.code
-            for _ in range(2):
-                await player.send(SeatBot(level="easy"))
-            await watcher.send(Watch(code=code))
-            await watcher.recv_type(Snapshot)
-            await player.send(ReadyRequest())
+        async with sentinel_match(sentinel, **timing) as (srv, seat, watcher, code):
             await on_turn(seat)
             await asyncio.to_thread(sentinel.detach_replica)
             for _ in range(2):  # the player's actions (and the bots'), the replica's not
@@ -389,10 +362,43 @@ async def test_a_replica_promoted_without_an_outage_is_given_back_what_it_missed
             assert srv.app.health.outages == 0  # nothing failed: no outage was seen
     finally:
         await asyncio.to_thread(sentinel.stop)
+    given_back(caplog, code, records, (seat.client, watcher))
+
+
+@contextlib.asynccontextmanager
+async def sentinel_match(
+    sentinel: SentinelProcesses, **timing: Any
+) -> AsyncIterator[tuple[RunningServer, AutoSeat, WireClient, str]]:
+    """A server on the Sentinels' Redis, and a three-deal match on it: a person (an
+    ``AutoSeat``), two easy bots at instant speed and a watcher; ready, not dealt yet."""
+    async with (
+        running_server(sentinel.url, bot_speed="instant", **timing) as srv,
+        wire_client(srv.url, "Ann") as (player, _),
+        wire_client(srv.url, "Wu") as (watcher, _),
+    ):
+        seat = AutoSeat(player)
+        await player.send(CreateRoom(deals=3))
+        code = (await seat.until(Snapshot, WAIT)).room.code
+        for _ in range(2):
+            await player.send(SeatBot(level="easy"))
+        await watcher.send(Watch(code=code))
+        await watcher.recv_type(Snapshot)
+        await player.send(ReadyRequest())
+        yield srv, seat, watcher, code
+
+
+def given_back(
+    caplog: pytest.LogCaptureFixture,
+    code: str,
+    records: list[dict[str, Any]],
+    clients: tuple[WireClient, ...],
+) -> None:
+    """The server wrote back what the store had lost, and the journal holds every action
+    each client saw, once and in order; no client saw a version go back."""
     assert any(f"room {code}: the store had lost" in r.getMessage() for r in caplog.records)
-    views = [[m.model_dump(mode="json") for m in c.received] for c in (player, watcher)]
+    views = [[m.model_dump(mode="json") for m in c.received] for c in clients]
     check_journal_holds_what_was_seen(records, views)
-    for client in (player, watcher):
+    for client in clients:
         versions = [v for m in client.received if (v := getattr(m, "version", None)) is not None]
         assert versions == sorted(versions), "a client saw a version go back"
 
