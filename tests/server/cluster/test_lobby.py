@@ -190,14 +190,7 @@ async def test_what_a_room_sent_before_a_returning_player_is_back_does_not_come_
     here; in a match, the next deal's first bid, whose deal he never saw start) is not
     passed on to him before his snapshot, which shows it: his snapshot comes first."""
     async with apps(3) as [(a, hub_a), (b, hub_b), (c, _)]:
-        ann_conn, ann = await hello(a, "Ann")
-        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
-        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
-        bo_old, bo = await hello(c, "Bo")
-        await c.receive(bo_old, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
-        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
-        await c.close()  # SIGTERM: the rooms handed over (none here), then the sockets closed
-        await c.disconnected(bo_old)  # type: ignore[arg-type]
+        ann_conn, bo, code = await bo_joins_then_his_process_stops(a, hub_a, c)
 
         heard: list[str] = []
         for_player = b.cluster.for_player
@@ -231,14 +224,7 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
     """As above, Bo coming back to the process that runs his room: what it sends his seat
     (still marked connected) before it takes his return does not come before his snapshot."""
     async with apps(2) as [(a, hub_a), (c, _)]:
-        ann_conn, ann = await hello(a, "Ann")
-        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
-        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
-        bo_old, bo = await hello(c, "Bo")
-        await c.receive(bo_old, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
-        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
-        await c.close()
-        await c.disconnected(bo_old)  # type: ignore[arg-type]
+        ann_conn, bo, code = await bo_joins_then_his_process_stops(a, hub_a, c)
         peek = a.directory.peek
 
         async def chat_first(room: str) -> Room | None:
@@ -251,3 +237,18 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
         assert again.resumed and again.room == code
         first = hub_a.got[bo.player_id][0]
         assert isinstance(first, Snapshot), first
+
+
+async def bo_joins_then_his_process_stops(a: Any, hub_a: Any, c: Any) -> tuple[Any, Any, str]:
+    """Ann creates a room at ``a``, Bo joins it from ``c``, then ``c`` stops (SIGTERM: the
+    rooms handed over, none here; then the sockets closed). Ann's connection, Bo's
+    welcome, and the room's code."""
+    ann_conn, ann = await hello(a, "Ann")
+    await a.receive(ann_conn, encode(CreateRoom()))
+    code = a.sessions.of_player(ann.player_id).room
+    bo_old, bo = await hello(c, "Bo")
+    await c.receive(bo_old, encode(JoinRoom(code=code)))
+    await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
+    await c.close()
+    await c.disconnected(bo_old)
+    return ann_conn, bo, code
