@@ -266,6 +266,8 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
     page.focus("#profile-open")
     page.keyboard.press("Enter")
     page.wait_for_selector("#profile:not([hidden])")
+    # (the sheet takes the focus once it is shown: Tab before that moved it in the lobby)
+    page.wait_for_function("() => !!document.activeElement.closest('#profile')")
     for _ in range(30):
         page.keyboard.press("Tab")
         assert page.evaluate("() => !!document.activeElement.closest('#profile')")
