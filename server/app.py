@@ -29,7 +29,7 @@ from protocol.errors import ErrorCode, Refusal
 from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Ping, Pong, Welcome
 from server.bots.pool import BotPool
 from server.cluster import ops
-from server.cluster.node import RECALL_AGAIN, Cluster
+from server.cluster.node import RECALL_AGAIN, Cluster, as_it_closed
 from server.edge.flood import Verdict
 from server.edge.hub import Connection, Hub
 from server.game.deal import RandomSource
@@ -316,8 +316,12 @@ class App:
         """Welcome the person, and bring them back into the room their session names."""
         session = arrival.session
         player = session.player_id
-        room = None if session.room is None else await self.directory.peek(session.room)
+        named = session.room
+        room = None if named is None else await self.directory.peek(named, over=True)
+        ended = None  # their room, closed while its end to them was lost on the way
         if room is None or room.closed is not None or not room.is_member(player):
+            if room is not None and room.closed is not None and room.is_member(player):
+                ended = room
             room = None
             self.sessions.free(session)
         seat = None if room is None else room.seat_of(player)
@@ -328,11 +332,14 @@ class App:
                 player_id=player,
                 name=session.name,
                 resumed=arrival.resumed,
-                room=session.room,
+                room=named if ended is not None else session.room,
                 last_request_id=last_request,
                 player_key=arrival.issued,
             )
         )
+        if ended is not None:  # (its snapshot follows, as the welcome says, then its end)
+            for message in as_it_closed(ended, player, self.clock()):
+                conn.send(message)
         if room is not None:
             try:
                 await self.directory.route(room.code, ops.Back(player))

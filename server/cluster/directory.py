@@ -509,14 +509,14 @@ class RoomDirectory:
         else:
             self.relay.answer(forward, Answer(call=forward.call, outcome="done"))
 
-    async def peek(self, code: str) -> Room | None:
+    async def peek(self, code: str, over: bool = False) -> Room | None:
         """The room as it stands (here) or as stored (run elsewhere); None when it is
-        unknown or over."""
+        unknown, or over (unless ``over``: then as it closed, while the store keeps it)."""
         runner = self.rooms.get(code)
         if runner is not None:
             return runner.room
         stored = await self.store.load_room(code)
-        if stored is None or stored.closed:
+        if stored is None or (stored.closed and not over):
             return None
         return room_from_stored(stored)
 

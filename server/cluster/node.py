@@ -86,6 +86,12 @@ class Places(Protocol):
         """The player is no longer in ``room``; the store write that notes it, if any."""
 
 
+def as_it_closed(room: Room, player: str, now: float) -> list[BaseModel]:
+    """What a member of a closed room gets when the room's last word to them was lost: the
+    room as it closed (its result, when its match ended), then that it closed."""
+    return [room.snapshot_for(player, now), RoomClosed.model_validate({"reason": room.closed})]
+
+
 class Cluster:
     """The rooms of process ``node`` and its links to the other processes. ``closed`` is
     told of each room run here that closes (after its players have been told)."""
@@ -316,8 +322,9 @@ class Cluster:
         room = room_from_stored(stored)
         if room.closed is None or not room.is_member(player):
             return
-        closed = RoomClosed.model_validate({"reason": room.closed})
-        self.hub.deliver([(player, room.snapshot_for(player, self.clock())), (player, closed)])
+        self.hub.deliver(
+            [(player, message) for message in as_it_closed(room, player, self.clock())]
+        )
         self._left(player, code)
 
     def _went_on(self, player: str, code: str) -> None:

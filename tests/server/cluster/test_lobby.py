@@ -23,10 +23,13 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     PassRequest,
+    RoomClosed,
     Snapshot,
+    Watch,
     Welcome,
 )
 from server.app import App
+from server.rooms.change import Change
 from server.rooms.room import Room
 from server.settings import Settings
 from server.store.memory import MemoryRedis
@@ -202,11 +205,11 @@ async def test_what_a_room_sent_before_a_returning_player_is_back_does_not_come_
         monkeypatch.setattr(b.cluster, "for_player", hear)
         peek = b.directory.peek
 
-        async def chat_first(room: str) -> Room | None:
+        async def chat_first(room: str, over: bool = False) -> Room | None:
             # Ann chats once Bo's channel is heard at b, before b asks the room for his return
             await a.receive(ann_conn, encode(Chat(phrase="hello")))  # type: ignore[arg-type]
             await until(lambda: bo.player_id in heard)
-            return await peek(room)
+            return await peek(room, over)
 
         monkeypatch.setattr(b.directory, "peek", chat_first)
         _, again = await hello(b, "Bo", token=bo.token)
@@ -227,9 +230,9 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
         ann_conn, bo, code = await bo_joins_then_his_process_stops(a, hub_a, c)
         peek = a.directory.peek
 
-        async def chat_first(room: str) -> Room | None:
+        async def chat_first(room: str, over: bool = False) -> Room | None:
             await a.receive(ann_conn, encode(Chat(phrase="hello")))  # type: ignore[arg-type]
-            return await peek(room)
+            return await peek(room, over)
 
         monkeypatch.setattr(a.directory, "peek", chat_first)
         _, again = await hello(a, "Bo", token=bo.token)
@@ -239,16 +242,53 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
         assert isinstance(first, Snapshot), first
 
 
-async def bo_joins_then_his_process_stops(a: Any, hub_a: Any, c: Any) -> tuple[Any, Any, str]:
-    """Ann creates a room at ``a``, Bo joins it from ``c``, then ``c`` stops (SIGTERM: the
-    rooms handed over, none here; then the sockets closed). Ann's connection, Bo's
-    welcome, and the room's code."""
+async def bo_joins_then_his_process_stops(
+    a: Any, hub_a: Any, c: Any, watching: bool = False
+) -> tuple[Any, Any, str]:
+    """Ann creates a room at ``a``, Bo joins it (or watches it) from ``c``, then ``c`` stops
+    (SIGTERM: the rooms handed over, none here; then the sockets closed). Ann's connection,
+    Bo's welcome, and the room's code."""
     ann_conn, ann = await hello(a, "Ann")
     await a.receive(ann_conn, encode(CreateRoom()))
     code = a.sessions.of_player(ann.player_id).room
     bo_old, bo = await hello(c, "Bo")
-    await c.receive(bo_old, encode(JoinRoom(code=code)))
-    await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo sit down
+    await c.receive(bo_old, encode(Watch(code=code) if watching else JoinRoom(code=code)))
+    await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
     await c.close()
     await c.disconnected(bo_old)
     return ann_conn, bo, code
+
+
+@pytest.mark.parametrize("watching", [False, True], ids=["seated", "watching"])
+async def test_a_player_back_just_after_their_room_closed_gets_it_as_it_closed(
+    watching: bool,
+) -> None:
+    """Bo's process stopped, and his room closed before he said hello again: he is told
+    the room he is coming back to, then gets it as it closed, and that it closed (not a
+    welcome to no room, as if it had vanished without an end)."""
+    async with apps(2) as [(a, hub_a), (c, _)]:
+        ann_conn, bo, code = await bo_joins_then_his_process_stops(a, hub_a, c, watching)
+        await a.disconnected(ann_conn)
+
+        def abandoned(room: Room) -> Change:  # (Bo's seat, his process gone, seen away)
+            room.all_disconnected()
+            room.note_presence(a.clock())
+            return room.end_idle(a.clock() + 3600.0, 60.0)
+
+        await a.directory.rooms[code].change(abandoned)
+        await until(lambda: code not in a.rooms)
+
+        conn = FakeConn()
+        a.hub.add(conn)  # type: ignore[arg-type]
+        back = Hello(name="Bo", version=PROTOCOL_VERSION, token=bo.token)
+        await a.receive(conn, encode(back))  # type: ignore[arg-type]
+
+        again, snapshot, closed = conn.sent
+        assert isinstance(again, Welcome) and again.resumed
+        assert again.room == code  # (so a snapshot follows)
+        assert isinstance(snapshot, Snapshot) and snapshot.room.code == code
+        assert snapshot.room.your_seat == (None if watching else 1)
+        assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
+        assert a.sessions.of_player(bo.player_id).room is None  # type: ignore[union-attr]
+        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        assert not [m for m in conn.sent if isinstance(m, Error)]  # free for a new room
