@@ -20,7 +20,9 @@ is replayed and held to what each of its clients saw (``chaos_check.py``): versi
 totals. It prints the faults survived and the counts (actions seen, lost, doubled; matches
 unfinished; clients stuck; processes left after the end), and exits 1 on any of those. A
 client that ends without the result because it was away when its match ended (dropped, or
-reconnecting after its server died) is counted apart (``away_at_end``), not as stuck; one
+reconnecting after its server died) is counted apart (``away_at_end``), not as stuck; so is a
+watcher whose every try to watch was refused (the storage down, its server killed) until
+its match had ended and it was told there is no such room (``watched_too_late``). One
 that gave up while its match went on (as the first of its clients to see the end saw it),
 or a creator that ended without a room, is stuck.
 
@@ -209,6 +211,17 @@ class Client:
         if last.ended is None or last.ended > moment:
             return False  # running then, its last hello before: in its room
         return last.killed or last.retried  # not back yet (not: it had given up)
+
+    def came_too_late(self, ended_at: float | None) -> bool:
+        """A watcher that was never shown its room (each try to watch refused: the storage
+        down, its server killed) and was told there is no such room once its match had
+        ended: the right answer to a watch that comes after the end, not a stuck client."""
+        if self.role != "watcher" or ended_at is None or not self.messages:
+            return False
+        if any(m.get("type") == "snapshot" for m in self.messages):
+            return False
+        last, at = self.messages[-1], self.times[-1]
+        return last.get("type") == "error" and last.get("code") == "no_room" and at >= ended_at
 
     def code(self) -> str | None:
         for message in self.messages:
@@ -455,7 +468,7 @@ class Run:
 
 
 def report(run: Run, journals: dict[str, Journal], left: list[int], took: float) -> dict[str, Any]:
-    seen = lost = doubled = unfinished = missed_end = 0
+    seen = lost = doubled = unfinished = missed_end = too_late = 0
     notes: list[str] = []
     stuck = len(run.stuck)
     examples: list[str] = []
@@ -490,6 +503,9 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
             if journal.totals is not None and away:
                 missed_end += 1
                 notes.append(f"{match.code} {client.name}: away at the end; last {last}")
+            elif journal.totals is not None and client.came_too_late(ended_at):
+                too_late += 1
+                notes.append(f"{match.code} {client.name}: came to watch after the end; {last}")
             else:
                 stuck += 1
                 examples.append(f"{match.code} {client.name}: ended {client.exit_codes}, {last}")
@@ -521,6 +537,7 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
         "processes_left": len(left),
         "servers_died": len(run.servers_died),
         "away_at_end": missed_end,
+        "watched_too_late": too_late,
         "refusals_seen": errors,
         "examples": examples[:20],
         "notes": notes[:20],
