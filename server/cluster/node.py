@@ -275,6 +275,14 @@ class Cluster:
             and self.hub.connected(player)
         )
 
+    def _let_go(self, player: str) -> bool:
+        """Whether a player connected here is in no room now (their room let them go)."""
+        return (
+            not self.closing
+            and self.sessions.room_of(player) is None
+            and self.hub.connected(player)
+        )
+
     async def _recall(self, player: str, code: str) -> None:
         key = (player, code)
         pause = RECALL_FIRST
@@ -305,19 +313,28 @@ class Cluster:
                 pause = min(pause * 2, RECALL_LONGEST)
         finally:
             del self._recalls[key]
+            held = player in self._returning  # (what the room sent them was held back)
             self._returning.discard(player)  # (their snapshot came, or none will)
             if self._paused_here.get(player) == code and not self._wanted(player, code):
                 del self._paused_here[player]
+            if held and self._let_go(player):
+                # their snapshot never came, and the room let them go meanwhile: its end
+                # may be among what was held back
+                self._background(self._show_closed(player, code, held=True))
 
-    async def _show_closed(self, player: str, code: str) -> None:
+    async def _show_closed(self, player: str, code: str, held: bool = False) -> None:
         """The player's room closed, and what it last sent them was lost on the way (their
-        session here still names it): they get the room as it closed (its result, when its
-        match ended) and that it closed, and their session names it no more."""
+        session here still names it), or held back while their snapshot was awaited
+        (``held``: the notice that the room let them go came through, its end did not):
+        they get the room as it closed (its result, when its match ended) and that it
+        closed, and their session names it no more."""
         try:
             stored = await self.store.load_room(code)
         except StoreError:
             return  # (their next hello finds the room over)
-        if stored is None or not stored.closed or not self._wanted(player, code):
+        if stored is None or not stored.closed:
+            return
+        if not (self._let_go(player) if held else self._wanted(player, code)):
             return
         room = room_from_stored(stored)
         if room.closed is None or not room.is_member(player):

@@ -223,3 +223,34 @@ async def test_after_its_link_came_back_a_player_gets_their_snapshot_before_the_
 
         await until(lambda: len(b.hub.got[bo]) > 0)
         assert isinstance(b.hub.got[bo][0], Snapshot), b.hub.got[bo]
+
+
+async def test_a_room_that_closes_while_a_returning_watchers_snapshot_is_awaited_shows_its_end() -> (
+    None
+):
+    """Bo watches Ann's room from another process, whose link to the others came back: what
+    the room sends him is held until his snapshot comes. His return does not reach the
+    room (its forward lost), and the room closes meanwhile: its end, held back with the
+    rest, is not lost to him: he gets the room as it closed, and that it closed."""
+    async with nodes("a:1", "b:2", forward_timeout=0.2) as (redis, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        session = b.sessions.of_player(bo)
+        assert session is not None
+        await b.sessions.enter(session, code)
+        await b.directory.route(code, ops.Watch(bo))
+        b.hub.all.add(Socket(bo))  # type: ignore[arg-type]  # (Bo's connection to b)
+        await until(lambda: snapshot_for(b, bo))
+        b.hub.got[bo].clear()
+        redis.drop = lambda channel, data: isinstance(unpack_message(data), Forward)
+
+        b.cluster.resync()  # (as after b's link came back)
+        await a.directory.route(code, ops.Leave(ann))  # the room closes: nobody is seated
+
+        await until(lambda: any(isinstance(m, RoomClosed) for m in b.hub.got[bo]))
+        snapshot, closed = b.hub.got[bo]
+        assert isinstance(snapshot, Snapshot) and snapshot.room.code == code
+        assert snapshot.room.your_seat is None
+        assert isinstance(closed, RoomClosed) and closed.reason == "everyone_left"
+        assert b.room_of(bo) is None
