@@ -225,9 +225,7 @@ async def test_after_its_link_came_back_a_player_gets_their_snapshot_before_the_
         assert isinstance(b.hub.got[bo][0], Snapshot), b.hub.got[bo]
 
 
-async def test_a_room_that_closes_while_a_returning_watchers_snapshot_is_awaited_shows_its_end() -> (
-    None
-):
+async def test_a_room_closing_while_a_returning_watcher_awaits_his_snapshot_shows_its_end() -> None:
     """Bo watches Ann's room from another process, whose link to the others came back: what
     the room sends him is held until his snapshot comes. His return does not reach the
     room (its forward lost), and the room closes meanwhile: its end, held back with the
