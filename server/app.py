@@ -340,6 +340,7 @@ class App:
         if ended is not None:  # (its snapshot follows, as the welcome says, then its end)
             for message in as_it_closed(ended, player, self.clock()):
                 conn.send(message)
+            await self.sessions.leave_quietly(session)  # (shown once: stored as no room)
         if room is not None:
             try:
                 await self.directory.route(room.code, ops.Back(player))

@@ -290,5 +290,7 @@ async def test_a_player_back_just_after_their_room_closed_gets_it_as_it_closed(
         assert snapshot.room.your_seat == (None if watching else 1)
         assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
         assert a.sessions.of_player(bo.player_id).room is None  # type: ignore[union-attr]
+        stored = await a.store.load_session(bo.token)
+        assert stored is not None and stored["room"] == ""  # shown once, not at every hello
         await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
         assert not [m for m in conn.sent if isinstance(m, Error)]  # free for a new room
