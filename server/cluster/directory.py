@@ -466,6 +466,10 @@ class RoomDirectory:
                 if code not in self.rooms and await self.peek(code) is None:
                     raise RoomError(ErrorCode.NO_ROOM, f"no room with code {quoted(code)}")
                 continue
+            if not self.relay.listening:  # (its answer could not be heard: none is sent)
+                raise RoomError(
+                    ErrorCode.UNAVAILABLE, "this server is reconnecting to the others: retry"
+                )
             self.metrics.forwarded.inc()
             forward = Forward(
                 call=self.relay.next_call(),

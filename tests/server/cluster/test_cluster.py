@@ -60,6 +60,25 @@ async def test_a_lost_forward_is_a_retryable_unavailable_and_changes_nothing() -
         assert a.directory.rooms[code].room.is_member(bo)
 
 
+async def test_a_process_not_listening_to_the_others_refuses_at_once_and_sends_nothing() -> None:
+    """Its link to the others is being made again: an answer could not be heard, so a
+    change for a room run elsewhere is not sent (not applied unanswered, and no wait for an
+    answer that cannot come); it is refused as retryable at once."""
+    async with nodes("a:1", "b:2", forward_timeout=30.0) as (_, _, (a, b)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await b.connect("Bo")
+        b.cluster.relay.listening = False
+
+        async with asyncio.timeout(5.0):  # (not the forward's 30 s)
+            with pytest.raises(RoomError) as refused:
+                await b.directory.route(code, ops.Join(bo, "Bo"))
+
+        assert refused.value.code == ErrorCode.UNAVAILABLE
+        await a.cluster.relay.flush()
+        assert not a.directory.rooms[code].room.is_member(bo)  # it was never sent
+
+
 async def test_handover_publishes_the_rooms_frames_before_it_gives_the_rooms_away() -> None:
     async with nodes("a:1", "b:2") as (redis, _, (a, b)):
         ann = await a.connect("Ann")
