@@ -15,13 +15,7 @@ import uuid
 from pathlib import Path
 
 from server.store.embedded import redis_server_binary
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from tests.ports import free_port
 
 
 def answers(port: int) -> bool:

@@ -1,10 +1,12 @@
-"""How the client's tests start real processes: the console scripts, and a free port."""
+"""How the client's tests start real processes: the console scripts, and a free port
+(``free_port``, from ``tests/ports.py``)."""
 
 from __future__ import annotations
 
-import socket
 import sys
 from pathlib import Path
+
+from tests.ports import free_port
 
 BIN = Path(sys.executable).parent
 
@@ -22,9 +24,4 @@ DDZ = [*command("ddz", "client.cli"), "--no-save-session"]
 DDZ_KEEPING = command("ddz", "client.cli")
 DDZ_SERVER = command("ddz-server", "server")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+__all__ = ["DDZ", "DDZ_KEEPING", "DDZ_SERVER", "command", "free_port"]
