@@ -140,9 +140,15 @@ class RoomDirectory:
     # --- running rooms ----------------------------------------------------------------
 
     def run(self, room: Room, saved: bool, fence: int) -> RoomRunner:
-        """Run ``room`` here (with the fencing token of this process's lease)."""
+        """Run ``room`` here (with the fencing token of this process's lease). While the
+        storage is down it is paused with every room here, and goes on with them: a room
+        taken over then, whose takeover could not be saved, would otherwise be left
+        without its clock and bots, the return of the storage resuming only paused rooms."""
         runner = RoomRunner(room, self.runner_deps, saved, fence)
         self.rooms[room.code] = runner
+        health = self.health
+        if health is not None and health.down_since is not None:
+            runner.pause(health.down_since)
         return runner
 
     async def _closed(self, room: Room) -> None:

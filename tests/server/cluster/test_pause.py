@@ -277,3 +277,34 @@ async def test_a_player_here_in_a_room_run_elsewhere_is_told_by_this_process() -
         assert isinstance(notice, Paused) and notice.code == code
         redis.down = False
         await until(lambda: not b.health.down and not a.health.down)  # type: ignore[union-attr]
+
+
+async def test_a_room_taken_over_while_the_storage_is_down_pauses_and_goes_on_with_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """b takes over a's room while b counts the storage down (its reads answer again, its
+    saves do not yet: a replica still catching up after a failover). The takeover's save
+    fails, so the room is b's but unsaved: it is paused like every room here, and goes on
+    (its clock set going) when the storage is back, not left without a clock."""
+    async with nodes("a:1", "b:2", lease_ttl=5.0, watched=True) as (redis, clock, (a, b)):
+        await timed_match(a, "ROOM1")
+        a.directory.closing = True  # a is gone: it renews nothing, takes nothing
+        for runner in a.directory.rooms.values():
+            runner.stop()
+        clock.now += 6.0  # its lease runs out
+        assert b.health is not None
+        b.health.probe = _never
+        b.health.failed(StoreUnavailable("a save's replicas did not answer"))
+
+        async def unsaved(writes: list[object]) -> list[object]:
+            raise StoreUnavailable("0 of 1 replicas acknowledged")
+
+        monkeypatch.setattr(b.store, "save_rooms", unsaved)
+        await b.directory.adopt_orphans()
+        runner = b.directory.rooms["ROOM1"]
+        assert runner.paused_since is not None  # paused with the rest
+
+        monkeypatch.undo()
+        b.health.probe = lambda: _answers(redis)
+        await until(lambda: runner.paused_since is None)
+        assert runner._clock is not None  # the seat on turn's clock runs again
