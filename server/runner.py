@@ -24,6 +24,7 @@ a rematch waiting for its people, a timer for the end of its hold (``Room.hold_u
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -371,9 +372,18 @@ class RoomRunner:
             try:
                 await self._made(before, change, now)
             except RoomError:
-                if self.paused_since is not None:  # down again: the pause counts from its start
-                    self.paused_since = since
+                # still paused, the pause counting from its start: down again (the
+                # storage's return resumes it), or the save refused (a conflict, settled by
+                # now): tried again shortly, as nothing else would set its clock going
+                self.paused_since = since
+                if self.health is None or not self.health.down:
+                    loop = asyncio.get_running_loop()
+                    self._timer = loop.call_later(RETRY_DELAY, self._start, self._resume_again)
                 raise
+
+    async def _resume_again(self) -> None:
+        with contextlib.suppress(Refusal):
+            await self.resume()
 
     def stored(self, blob: bytes) -> None:
         """The room as it stands was saved whole by someone else (``blob``: as packed, with

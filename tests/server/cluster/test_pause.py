@@ -17,7 +17,8 @@ from protocol.messages import BidRequest, Paused, ReadyRequest, Resumed
 from server.cluster import ops
 from server.rooms.room import Clocks, Room, RoomError
 from server.rooms.stored import room_from_stored, room_to_data
-from server.store.errors import StoreUnavailable
+from server.store.base import RoomWrite
+from server.store.errors import StoreConflict, StoreUnavailable
 from server.store.memory import MemoryRedis
 from tests.server.cluster.harness import Node, join_from, nodes, open_room, until
 
@@ -308,3 +309,30 @@ async def test_a_room_taken_over_while_the_storage_is_down_pauses_and_goes_on_wi
         b.health.probe = lambda: _answers(redis)
         await until(lambda: runner.paused_since is None)
         assert runner._clock is not None  # the seat on turn's clock runs again
+
+
+async def test_a_return_whose_save_is_refused_is_tried_again_not_left_without_a_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The storage is back, but the room's first save after it is refused (a conflict,
+    which the runner settles): the room stays paused and its return is tried again, so it
+    goes on with its clock; not left running with no clock and no bot."""
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        players, _ = await timed_match(a, "ROOM1")
+        runner = a.directory.rooms["ROOM1"]
+        in_doubt = await outage(redis, a, "ROOM1", on_turn(a, "ROOM1", players))
+        save_room = a.store.save_room
+        refused: list[int] = []
+
+        async def refuse_once(write: RoomWrite) -> None:
+            if not refused:
+                refused.append(write.version)
+                raise StoreConflict("the stored version moved on")
+            await save_room(write)
+
+        monkeypatch.setattr(a.store, "save_room", refuse_once)
+        await refused_after_return(redis, in_doubt)
+
+        await until(lambda: runner.paused_since is None)
+        assert refused  # the first try was refused
+        assert runner._clock is not None  # the seat on turn's clock runs
