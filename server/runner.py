@@ -391,11 +391,17 @@ class RoomRunner:
         self._saved_version, self._saved_blob = self.room.version, blob
         self._tail = []
 
+    def as_saved(self) -> Room:
+        """The room as last saved (the whole room, and the steps saved since): without a
+        change whose save is under way or in doubt, which may yet be undone."""
+        if self._saved_blob is None:
+            return self.room
+        tail = [unpack(record) for record in self._tail or []]
+        return room_from_stored(StoredRoom(unpack(self._saved_blob), tail))
+
     def _revert(self) -> None:
-        """Back to the room as last saved: the whole room, and the steps saved since."""
-        if self._saved_blob is not None:
-            tail = [unpack(record) for record in self._tail or []]
-            self.room = room_from_stored(StoredRoom(unpack(self._saved_blob), tail))
+        """Back to the room as last saved."""
+        self.room = self.as_saved()
 
     async def _conflict(self, exc: StoreConflict) -> None:
         """The store does not hold the version this runner last saved: it lost writes

@@ -196,8 +196,9 @@ async def _enter(
 
 async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> None:
     """A returning player gets their snapshot (showing them connected) and the others
-    learn they are back. If that cannot be saved they still get the snapshot. One who has
-    left (a session that missed the news) is refused: a bot plays the seat's cards now."""
+    learn they are back. If that cannot be saved they still get the snapshot, of the room as
+    saved. One who has left (a session that missed the news) is refused: a bot plays the
+    seat's cards now."""
     if not runner.room.is_member(player):
         raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
 
@@ -210,5 +211,9 @@ async def _back(runner: RoomRunner, player: str, clock: Callable[[], float]) -> 
     try:
         await runner.change(back)
     except RoomError:
-        runner.outlet.deliver([(player, runner.room.snapshot_for(player, clock()))])
+        # the room as saved: a change in doubt (its save under way while the storage is
+        # down) may be undone, and must not be shown (their own join, perhaps)
+        saved = runner.as_saved()
+        if saved.is_member(player):
+            runner.outlet.deliver([(player, saved.snapshot_for(player, clock()))])
         raise

@@ -13,7 +13,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.events import BidMade, TurnStarted
-from protocol.messages import BidRequest, Paused, ReadyRequest, Resumed
+from protocol.messages import BidRequest, Paused, ReadyRequest, Resumed, Snapshot
 from server.cluster import ops
 from server.rooms.room import Clocks, Room, RoomError
 from server.rooms.stored import room_from_stored, room_to_data
@@ -336,3 +336,31 @@ async def test_a_return_whose_save_is_refused_is_tried_again_not_left_without_a_
         await until(lambda: runner.paused_since is None)
         assert refused  # the first try was refused
         assert runner._clock is not None  # the seat on turn's clock runs
+
+
+async def test_a_return_refused_while_paused_shows_the_room_as_saved_not_a_change_in_doubt() -> (
+    None
+):
+    """Bo's join was applied but its save is in doubt (the storage went down under it).
+    A return of his, refused while the room is paused, shows him no snapshot: the room as
+    saved does not have him, and the join is undone when the storage answers without it.
+    A snapshot of the room as it stood would have shown him a seat he then lost."""
+    async with nodes("a:1", watched=True) as (redis, _, (a,)):
+        ann = await a.connect("Ann")
+        code = await open_room(a, ann)
+        bo = await a.connect("Bo")
+        redis.down = True
+        joining = asyncio.ensure_future(a.directory.route(code, ops.Join(bo, "Bo")))
+        await until(lambda: a.health is not None and a.health.down)
+        assert a.directory.rooms[code].room.is_member(bo)  # (applied, not saved)
+
+        with pytest.raises(RoomError) as refused:
+            await a.directory.route(code, ops.Back(bo))
+
+        assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE
+        assert not [m for m in a.hub.got[bo] if isinstance(m, Snapshot)]
+        redis.down = False
+        with pytest.raises(RoomError):  # not stored: undone, and refused
+            await joining
+        assert not a.directory.rooms[code].room.is_member(bo)
+        assert not [m for m in a.hub.got[bo] if isinstance(m, Snapshot)]
