@@ -213,12 +213,18 @@ class Client:
         return last.killed or last.retried  # not back yet (not: it had given up)
 
     def came_too_late(self, ended_at: float | None) -> bool:
-        """A watcher that was never shown its room (each try to watch refused: the storage
-        down, its server killed) and was told there is no such room once its match had
-        ended: the right answer to a watch that comes after the end, not a stuck client."""
+        """A watcher that was not shown its room since it last came without one (each try
+        to watch refused: the storage down, its server killed; a watcher whose connection
+        dropped is out of the room, and watches anew) and was told there is no such room
+        once its match had ended: the right answer to a watch that comes after the end,
+        not a stuck client."""
         if self.role != "watcher" or ended_at is None or not self.messages:
             return False
-        if any(m.get("type") == "snapshot" for m in self.messages):
+        anew = max(
+            (i for i, m in enumerate(self.messages) if _welcome(m) and not m.get("room")),
+            default=0,
+        )
+        if any(m.get("type") == "snapshot" for m in self.messages[anew:]):
             return False
         last, at = self.messages[-1], self.times[-1]
         return last.get("type") == "error" and last.get("code") == "no_room" and at >= ended_at

@@ -38,6 +38,19 @@ def test_a_watcher_that_was_shown_its_room_did_not() -> None:
     assert not client.came_too_late(ENDED)
 
 
+def test_a_watcher_back_without_its_room_watches_anew_and_can_come_too_late() -> None:
+    """Its connection dropped (a watcher is then out of the room), it came back in no room,
+    and its new watch was refused until after the end."""
+    client = watcher((1.0, WELCOME), (2.0, SNAPSHOT), (30.0, WELCOME), (60.0, NO_ROOM))
+    assert client.came_too_late(ENDED)
+
+
+def test_a_watcher_back_in_its_room_is_still_in_it() -> None:
+    resumed = {"type": "welcome", "room": "ROOM"}
+    client = watcher((1.0, WELCOME), (2.0, SNAPSHOT), (30.0, resumed), (60.0, NO_ROOM))
+    assert not client.came_too_late(ENDED)
+
+
 def test_a_watcher_still_refused_for_another_reason_did_not() -> None:
     assert not watcher((1.0, WELCOME), (60.0, REFUSED)).came_too_late(ENDED)
 
