@@ -40,10 +40,16 @@ def start_practice(page: Any, deals: str = "1") -> None:
     page.wait_for_selector("#table:not([hidden])")
 
 
+#: Whether any bid button may be used now (Pass is not, when the player must bid).
+ANY_BID = "() => [...document.querySelectorAll('#bid-buttons button')].some((b) => !b.disabled)"
+
+
 def my_turn(page: Any, action: str) -> bool:
-    """My bid or play turn, with its buttons ready to use."""
+    """My bid or play turn, with its buttons ready to use. (A selector of two buttons
+    asks the first alone: when the player must bid, Pass is disabled, and the turn was
+    never seen, so never answered: 90 s on "the first deal did not end".)"""
     if action == "bid":
-        return bool(page.is_visible("#bid-buttons") and page.is_enabled("#bid-0, #bid-1"))
+        return bool(page.is_visible("#bid-buttons") and page.evaluate(ANY_BID))
     return bool(page.is_visible("#play-buttons") and page.is_enabled("#hint"))
 
 
