@@ -22,6 +22,13 @@ from tests.web.browser import (
 #: The page has said hello and been welcomed (a function, not a string: the page's CSP
 #: forbids eval, which Playwright uses for a string predicate).
 OPEN = "() => window.ddz && window.ddz.state().conn === 'open'"
+#: ... and drawn so: the lobby's buttons are enabled by the render after the welcome (in the
+#: next animation frame, or 100 ms on), so a click at once could find them disabled (seen
+#: under load: the click looked once, did nothing, and the test timed out after 15 s).
+DRAWN = (
+    "() => document.getElementById('lobby').hidden"
+    " || !document.getElementById('practice-start').disabled"
+)
 StartServer = Callable[..., WebServer]
 OpenPage = Callable[..., tuple[Any, Frames]]
 
@@ -92,6 +99,7 @@ def open_page(chromium: Any) -> Iterator[OpenPage]:
             page.clock.install()
         page.goto(url)
         page.wait_for_function(OPEN)
+        page.wait_for_function(DRAWN)
         return page, frames
 
     try:
