@@ -21,8 +21,9 @@ totals. It prints the faults survived and the counts (actions seen, lost, double
 unfinished; clients stuck; processes left after the end), and exits 1 on any of those. A
 client that ends without the result because it was away when its match ended (dropped, or
 reconnecting after its server died) is counted apart (``away_at_end``), not as stuck; so is a
-watcher whose every try to watch was refused (the storage down, its server killed) until
-its match had ended and it was told there is no such room (``watched_too_late``). One
+watcher whose every try to watch (or to watch anew, back in no room after a drop) was
+refused (the storage down, its server killed) until its match had ended and it was told
+there is no such room (``watched_too_late``). One
 that gave up while its match went on (as the first of its clients to see the end saw it),
 or a creator that ended without a room, is stuck.
 
