@@ -130,6 +130,9 @@ class RoomRunner:
         self.lock = asyncio.Lock()
         #: When the room was paused for a storage outage; None while it runs.
         self.paused_since: float | None = None
+        #: Whether ``room`` holds a change whose save is under way (or in doubt, the storage
+        #: down): it may yet be undone, so what others are shown is the room as saved.
+        self._unsaved = False
         self._saved_version = room.version if saved else -1
         self._saved_blob: bytes | None = pack(room_to_data(room)) if saved else None
         #: The step records saved since ``_saved_blob``, packed (a tenth of their size as
@@ -268,6 +271,7 @@ class RoomRunner:
 
     def _written(self, write: RoomWrite) -> None:
         """``write`` is stored: the room as last saved is the room as it stands."""
+        self._unsaved = False
         self._saved_version = write.version
         self._recent.add(write.expected, write.version, self.clock(), write.journal)
         if write.step is not None and self._tail is not None:
@@ -283,6 +287,7 @@ class RoomRunner:
         room = self.room
         began = self.clock()
         write = self._prepare(change, step)
+        self._unsaved = True  # (until written, or undone)
         try:
             await self.store.save_room(write)
         except StoreError as exc:
@@ -392,8 +397,12 @@ class RoomRunner:
         self._tail = []
 
     def as_saved(self) -> Room:
-        """The room as last saved (the whole room, and the steps saved since): without a
-        change whose save is under way or in doubt, which may yet be undone."""
+        """The room as it stands, but without a change whose save is under way or in doubt
+        (which may yet be undone): what may be shown to anyone."""
+        return self._last_saved() if self._unsaved else self.room
+
+    def _last_saved(self) -> Room:
+        """The room as last saved: the whole room, and the steps saved since."""
         if self._saved_blob is None:
             return self.room
         tail = [unpack(record) for record in self._tail or []]
@@ -401,7 +410,8 @@ class RoomRunner:
 
     def _revert(self) -> None:
         """Back to the room as last saved."""
-        self.room = self.as_saved()
+        self.room = self._last_saved()
+        self._unsaved = False
 
     async def _conflict(self, exc: StoreConflict) -> None:
         """The store does not hold the version this runner last saved: it lost writes

@@ -520,11 +520,12 @@ class RoomDirectory:
             self.relay.answer(forward, Answer(call=forward.call, outcome="done"))
 
     async def peek(self, code: str, over: bool = False) -> Room | None:
-        """The room as it stands (here) or as stored (run elsewhere); None when it is
-        unknown, or over (unless ``over``: then as it closed, while the store keeps it)."""
+        """The room as it stands (here: without a change still being saved) or as stored
+        (run elsewhere); None when it is unknown, or over (unless ``over``: then as it
+        closed, while the store keeps it)."""
         runner = self.rooms.get(code)
         if runner is not None:
-            return runner.room
+            return runner.as_saved()  # (not a change still being saved: it may be undone)
         stored = await self.store.load_room(code)
         if stored is None or (stored.closed and not over):
             return None

@@ -353,6 +353,8 @@ async def test_a_return_refused_while_paused_shows_the_room_as_saved_not_a_chang
         joining = asyncio.ensure_future(a.directory.route(code, ops.Join(bo, "Bo")))
         await until(lambda: a.health is not None and a.health.down)
         assert a.directory.rooms[code].room.is_member(bo)  # (applied, not saved)
+        peeked = await a.directory.peek(code)  # (what the lobby reads of it)
+        assert peeked is not None and not peeked.is_member(bo)
 
         with pytest.raises(RoomError) as refused:
             await a.directory.route(code, ops.Back(bo))
