@@ -10,6 +10,7 @@ import random
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -178,3 +179,17 @@ async def join_from(node: Node, code: str, name: str = "Bo") -> str:
     await node.sessions.enter(session, code)
     await node.directory.route(code, ops.Join(player, name))
     return player
+
+
+def overhear(monkeypatch: Any, cluster: Cluster) -> list[tuple[str, Any]]:
+    """What ``cluster`` hears from rooms run elsewhere for its players, as it hears it (each
+    player and message, in order), while it goes on handling it as ever."""
+    heard: list[tuple[str, Any]] = []
+    for_player = cluster.for_player
+
+    def hear(player: str, message: Any) -> None:
+        heard.append((player, message))
+        for_player(player, message)
+
+    monkeypatch.setattr(cluster, "for_player", hear)
+    return heard

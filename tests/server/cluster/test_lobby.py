@@ -34,7 +34,7 @@ from server.rooms.room import Room
 from server.settings import Settings
 from server.store.memory import MemoryRedis
 from server.store.memory_lobby import MemoryAddresses, MemoryServerStore
-from tests.server.cluster.harness import until
+from tests.server.cluster.harness import overhear, until
 from tests.server.lobby.harness import FakeConn, LobbyHub
 
 NO_CAPS = {
@@ -195,20 +195,13 @@ async def test_what_a_room_sent_before_a_returning_player_is_back_does_not_come_
     async with apps(3) as [(a, hub_a), (b, hub_b), (c, _)]:
         ann_conn, bo, code = await bo_joins_then_his_process_stops(a, hub_a, c)
 
-        heard: list[str] = []
-        for_player = b.cluster.for_player
-
-        def hear(player: str, message: Any) -> None:
-            heard.append(player)
-            for_player(player, message)
-
-        monkeypatch.setattr(b.cluster, "for_player", hear)
+        heard = overhear(monkeypatch, b.cluster)
         peek = b.directory.peek
 
         async def chat_first(room: str, over: bool = False) -> Room | None:
             # Ann chats once Bo's channel is heard at b, before b asks the room for his return
             await a.receive(ann_conn, encode(Chat(phrase="hello")))  # type: ignore[arg-type]
-            await until(lambda: bo.player_id in heard)
+            await until(lambda: any(player == bo.player_id for player, _ in heard))
             return await peek(room, over)
 
         monkeypatch.setattr(b.directory, "peek", chat_first)

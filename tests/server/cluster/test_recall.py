@@ -11,10 +11,10 @@ import pytest
 
 from protocol.messages import Chat, Resumed, RoomClosed, Snapshot
 from server.cluster import ops
-from server.cluster.messages import Forward, PlayerMessage, Rejoin, unpack_message
+from server.cluster.messages import Forward, Rejoin, unpack_message
 from server.rooms.room import RoomError
 from server.store.errors import StoreUnavailable
-from tests.server.cluster.harness import Node, join_from, nodes, open_room, until
+from tests.server.cluster.harness import Node, join_from, nodes, open_room, overhear, until
 from tests.server.cluster.test_pause import on_turn, outage, timed_match
 
 
@@ -201,14 +201,7 @@ async def test_after_its_link_came_back_a_player_gets_their_snapshot_before_the_
         await a.cluster.relay.flush()
         redis.drop = lambda channel, data: False
         b.hub.got[bo].clear()
-        heard: list[PlayerMessage] = []
-        for_player = b.cluster.for_player
-
-        def hear(player: str, message: PlayerMessage) -> None:
-            heard.append(message)
-            for_player(player, message)
-
-        monkeypatch.setattr(b.cluster, "for_player", hear)
+        heard = overhear(monkeypatch, b.cluster)
         route = b.directory.route
 
         async def chat_first(room: str, op: ops.RoomOp) -> None:
