@@ -318,11 +318,12 @@ class App:
         player = session.player_id
         named = session.room
         room = None if named is None else await self.directory.peek(named, over=True)
-        ended = None  # their room, closed while its end to them was lost on the way
-        if room is None or room.closed is not None or not room.is_member(player):
-            if room is not None and room.closed is not None and room.is_member(player):
-                ended = room
+        if room is not None and not room.is_member(player):
             room = None
+        ended = None  # their room, closed while its end to them was lost on the way
+        if room is not None and room.closed is not None:
+            ended, room = room, None
+        if room is None:
             self.sessions.free(session)
         seat = None if room is None else room.seat_of(player)
         last_request = 0 if room is None or seat is None else room.seats[seat].last_request
