@@ -26,6 +26,7 @@ from protocol.messages import (
 )
 from server.app import App
 from server.edge.transport import open_store, serve_app
+from server.game.deal import RandomSource
 from server.settings import Settings
 from server.store.addresses import AddressStore
 from tests.redis_server import free_port, unique_prefix
@@ -40,16 +41,19 @@ class RunningServer:
 
 
 @contextlib.asynccontextmanager
-async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[RunningServer]:
+async def running_server(
+    redis_url: str, rng: RandomSource | None = None, **overrides: Any
+) -> AsyncIterator[RunningServer]:
     """An App on a real Redis (under a key prefix of its own unless given one), served on a
-    free loopback port for the duration of the block."""
+    free loopback port for the duration of the block; ``rng``: its random source, when a
+    test needs the deal or the first bidder known."""
     overrides.setdefault("key_prefix", unique_prefix())
     # (its strong bots' processes start with the first strong decision: few tests have
     # one, and starting them with each of these servers cost about a second each)
     overrides.setdefault("bot_pool_start", "lazy")
     settings = replace(Settings(port=free_port(), redis_url=redis_url), **overrides)
     store = open_store(settings, redis_url)
-    app = App(settings, store, addresses=AddressStore(store))
+    app = App(settings, store, addresses=AddressStore(store), rng=rng)
     ready, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve_app(app, ready, stop))
     await asyncio.wait_for(ready.wait(), 5)
