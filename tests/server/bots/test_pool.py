@@ -85,8 +85,9 @@ async def test_cheap_levels_decide_inline() -> None:
 
 async def test_pooled_decisions_run_in_another_process(warm_pool: list[int]) -> None:
     assert os.getpid() not in warm_pool
+    # (a budget a busy machine keeps: past it the pool decides inline, in this process)
     request = await bots.choose(
-        "strong", bid_view(), factory=functools.partial(PidBot, os.getpid())
+        "strong", bid_view(), factory=functools.partial(PidBot, os.getpid()), budget=10.0
     )
     assert request == BidRequest(value=1, version=1)
 
