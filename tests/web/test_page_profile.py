@@ -6,15 +6,17 @@ carrying anyone's key."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
+import msgpack
 import redis
 
 from server.store.codec import pack, unpack
 from server.store.keys import Keys
 from tests.web.browser import Frames, wait_until
-from tests.web.conftest import OPEN, OpenPage, StartServer
+from tests.web.conftest import DRAWN, OPEN, OpenPage, StartServer
 from tests.web.driver import click, shown, state
 from tests.web.node import HERE, run_node
 from tests.web.table_helpers import my_turn, play_hint
@@ -284,6 +286,70 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
     open_profile(page)
     page.wait_for_selector("#profile-name:text-is('Mei')")
     assert page.locator(f'#profile-matches li[data-code="{match}"]').count() == 1
+
+
+class HeldProfiles:
+    """The page's websocket through Playwright's route: the server's ``profile`` answers
+    are held back while ``holding``, and passed on by ``release``."""
+
+    def __init__(self, page: Any) -> None:
+        self.holding = False
+        self.held: list[str | bytes] = []
+        self.to_page: Any = None
+        page.route_web_socket(re.compile(".*"), self.route)
+
+    def route(self, ws: Any) -> None:
+        server = ws.connect_to_server()
+        self.to_page = ws
+
+        def from_server(message: str | bytes) -> None:
+            data = message if isinstance(message, bytes) else message.encode()
+            if self.holding and msgpack.unpackb(data, raw=False).get("type") == "profile":
+                self.held.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(server.send)
+
+    def release(self) -> None:
+        self.holding = False
+        for message in self.held:
+            self.to_page.send(message)
+        self.held.clear()
+
+
+def test_a_profile_answer_coming_while_the_person_tabs_in_the_sheet_keeps_their_place(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    """The sheet opens drawn from the profile the page had, and is drawn again when the
+    fresh answer comes: a person already on a match's Replay stays on it, in the sheet (not
+    on the page behind, where the next Tab would take them into the lobby)."""
+    server = web_server()
+    page, _ = open_page(server.url)
+    held = HeldProfiles(page)
+    page.reload()  # (its websocket anew, through the route)
+    page.wait_for_function(OPEN)
+    page.wait_for_function(DRAWN)
+    match = play_a_practice(page)
+    open_profile(page)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#profile", state="hidden")
+    held.holding = True
+    click(page, "#profile-open")  # drawn at once from the profile the page has
+    replay = f'#profile-matches button[data-replay="{match}"]'
+    page.wait_for_selector(replay)
+    wait_until(lambda: bool(held.held), what="the fresh answer held back", page=page)
+    page.focus(replay)
+    page.evaluate("() => { window.__before = window.ddz.state().profile; }")
+    held.release()
+    page.wait_for_function("() => window.ddz.state().profile !== window.__before")
+    # (drawn on the next frame)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done)))")
+    assert page.evaluate("() => document.activeElement.dataset.replay") == match
+    assert page.evaluate("() => !!document.activeElement.closest('#profile-matches')")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !!document.activeElement.closest('#profile')")
 
 
 def test_the_profile_pages_beyond_twenty_matches(

@@ -93,17 +93,37 @@ export function renderProfile() {
         : t("not_rated")
       : `${t("rating")}: ${ratingText(you.rating)} · ${t("rated_matches", { n: you.rating.matches })}`;
   fillStats(data);
-  const best = $("profile-best");
-  best.replaceChildren(...(data.best ? [historyItem(data.best)] : [make("li", "help", t("no_history"))]));
-  const list = $("profile-matches");
-  list.replaceChildren(
-    ...(data.matches.length ? data.matches.map(historyItem) : [make("li", "help", t("no_history"))]),
-  );
+  keepingFocus(() => {
+    const best = $("profile-best");
+    best.replaceChildren(...(data.best ? [historyItem(data.best)] : [make("li", "help", t("no_history"))]));
+    const list = $("profile-matches");
+    list.replaceChildren(
+      ...(data.matches.length ? data.matches.map(historyItem) : [make("li", "help", t("no_history"))]),
+    );
+  });
   const from = data.total ? data.offset + 1 : 0;
   const to = data.offset + data.matches.length;
   $("profile-range").textContent = t("matches_range", { from, to, total: data.total });
   button("profile-newer").disabled = data.offset === 0;
   button("profile-older").disabled = to >= data.total;
+}
+
+/**
+ * Redraw the sheet's lists without losing a person's place: a Replay button that had the
+ * focus and is replaced gives it to the new button of the same match in the same list, or,
+ * when that match is gone, to the sheet (the focus left on the page would take the next Tab
+ * out of the sheet, into the lobby under it).
+ * @param {() => void} redraw
+ */
+function keepingFocus(redraw) {
+  const at = document.activeElement;
+  const held = at instanceof HTMLElement && $("profile").contains(at) ? at : null;
+  const list = held?.closest("ul")?.id;
+  const code = held?.dataset.replay;
+  redraw();
+  if (held === null || held.isConnected) return;
+  const again = list && code ? $(list).querySelector(`[data-replay="${CSS.escape(code)}"]`) : null;
+  (again instanceof HTMLElement ? again : $("profile-sheet")).focus();
 }
 
 /** A share of deals won as the page's language writes it: " (40%)", or none. */
