@@ -160,6 +160,11 @@ class RoomRunner:
     def code(self) -> str:
         return self.room.code
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the room no longer runs here (let go, or the process closing)."""
+        return self._stopped
+
     # --- changes ----------------------------------------------------------------------
 
     async def change(self, apply: Callable[[Room], Change | list[Delivery]]) -> list[Delivery]:
@@ -439,10 +444,16 @@ class RoomRunner:
         if held > self._saved_version:
             return False
         room = self.room
-        journal, whole = self._recent.since(held)
+        journal, whole = self._recent.since(held, self._saved_version)
         if not whole:
-            log.error("room %s: the store lost more than the writes kept here", room.code)
-        room.saved(self.clock())
+            # (versions written before this process ran the room, or too long ago)
+            log.error(
+                "room %s: the store lost writes whose journal records are not kept here;"
+                " its journal misses them",
+                room.code,
+            )
+        # (as last saved, at the time it was: a room taken over whose takeover is not
+        # saved keeps its clock's time left from before, not from now)
         blob = pack(room_to_data(room))
         closed = room.closed is not None
         write = RoomWrite(

@@ -35,7 +35,7 @@ from server.cluster.ops import RoomOp, apply_op, from_data, to_data
 from server.cluster.relay import Relay, RelayTimeout
 from server.game.deal import RandomSource
 from server.metrics import Metrics
-from server.rooms.change import RoomError
+from server.rooms.change import Delivery, RoomError
 from server.rooms.room import Room
 from server.rooms.stored import room_from_stored, room_to_data
 from server.runner import Outlet, Presence, RoomRunner, RunnerDeps
@@ -288,17 +288,15 @@ class RoomDirectory:
 
         Each room's lock is held from before anyone here can reach it (a player coming
         back) until it is saved; a room the batch could not save (moved on, fenced, Redis
-        away) gets the same change through its runner, which deals with each case."""
+        away) is saved through its runner (``_take_over_alone``)."""
         now = self.clock()
         writes: list[RoomWrite] = []
         for runner in runners:
             await runner.lock.acquire()  # free (the runner is new): no wait, no yield
             room = runner.room
             before = room.version
-            room.all_disconnected()
-            room.resume_clocks(now, grace=self.settings.resume_grace)
-            room.note_presence(now)  # nobody is here yet: idle from now, unless already
-            room.saved(now)  # (none of these adds a journal record)
+            self._take_over_change(room, now)
+            room.saved(now)
             state = pack(room_to_data(room))
             writes.append(RoomWrite(room.code, before, room.version, state, fence=runner.fence))
         failed: list[RoomRunner] = []
@@ -319,10 +317,37 @@ class RoomDirectory:
             for runner in runners:
                 runner.lock.release()
         for runner in failed:
-            with contextlib.suppress(Refusal):
-                await runner.change(lambda room: [])
+            await self._take_over_alone(runner)
         for runner in runners:
             self.events.adopted(runner)
+
+    def _take_over_change(self, room: Room, now: float) -> None:
+        """What taking a room over changes (no journal record, nothing sent): nobody is
+        connected yet, idle from ``now`` unless already, and each clock given back the time
+        it had left when last saved."""
+        room.all_disconnected()
+        room.resume_clocks(now, grace=self.settings.resume_grace)
+        room.note_presence(now)
+
+    async def _take_over_alone(self, runner: RoomRunner) -> None:
+        """Save the takeover of a room the batch could not save, through its runner: a
+        conflict reloads the room (or writes back one the store lost writes of), and the
+        change is made again over that. Whatever comes of it, the clock and the bots are set
+        going for the room as it then stands (a paused room waits for the storage; one let
+        go has neither)."""
+
+        def take_over(room: Room) -> list[Delivery]:
+            self._take_over_change(room, self.clock())
+            return []
+
+        for _ in range(2):  # (once more after a conflict, over the room as settled)
+            try:
+                await runner.change(take_over)
+                break
+            except Refusal:
+                if runner.paused_since is not None or runner.stopped:
+                    break
+        runner.reschedule()
 
     async def _stored_anyway(self, writes: list[RoomWrite]) -> set[str]:
         """The codes of the takeover ``writes`` not answered as saved that the store holds

@@ -46,10 +46,12 @@ class RecentWrites:
         while writes and writes[0].at < at - self.keep:
             writes.popleft()
 
-    def since(self, version: int) -> tuple[list[JournalRecord], bool]:
+    def since(self, version: int, upto: int) -> tuple[list[JournalRecord], bool]:
         """The records of every kept write above ``version``, in order, and whether they are
-        all of them (False when the oldest write kept came after ``version``: the window
-        was not long enough)."""
+        all the records from ``version`` to ``upto`` (the version last saved): False when
+        the oldest write kept came after ``version`` (the window was not long enough), or
+        when none was kept though ``upto`` is above it (versions this process did not
+        write: a room it took over as the store held it)."""
         lost = [w for w in self._writes if w.version > version]
-        whole = not lost or lost[0].expected <= version
+        whole = lost[0].expected <= version if lost else upto <= version
         return [record for w in lost for record in w.journal], whole

@@ -22,7 +22,7 @@ from server.store.codec import pack, unpack
 from server.store.errors import StoreUnavailable
 from server.store.recent import RecentWrites
 from tests.server.cluster.harness import Node, nodes, until
-from tests.server.cluster.test_pause import on_turn, timed_match
+from tests.server.cluster.test_pause import BID_CLOCK, on_turn, timed_match
 
 
 async def bid(node: Node, code: str, players: list[str], value: int) -> None:
@@ -121,9 +121,11 @@ def test_recent_writes_give_the_records_above_a_version_and_say_when_some_are_go
     recent.add(-1, 0, 0.0, [{"k": "start"}])
     recent.add(0, 1, 5.0, [{"k": "cmd", "n": 1}])
     recent.add(1, 2, 12.0, [{"k": "cmd", "n": 2}])  # the first write is past the window
-    assert recent.since(0) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], True)
-    assert recent.since(2) == ([], True)
-    assert recent.since(-1) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], False)
+    assert recent.since(0, 2) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], True)
+    assert recent.since(2, 2) == ([], True)
+    assert recent.since(-1, 2) == ([{"k": "cmd", "n": 1}, {"k": "cmd", "n": 2}], False)
+    # versions above the last kept write that this process did not write (taken over)
+    assert RecentWrites().since(3, 5) == ([], False)
 
 
 async def test_a_public_room_the_store_lost_whole_is_listed_again() -> None:
@@ -174,3 +176,50 @@ async def test_a_lease_lost_with_the_writes_unnoticed_is_taken_again_and_written
             assert bids_seen(a, person) == bids_stored(records)
         await bid(a, "ROOM1", players, 3)  # and the match goes on
         assert bids_seen(a, watcher) == bids_stored(await a.store.read_log("ROOM1"))
+
+
+async def test_a_takeover_whose_save_finds_the_store_behind_writes_back_and_runs_the_clock(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """a is gone; b takes its room over, and between b's read and b's save the store loses
+    a's last writes (a replica that had missed them promoted): the takeover's save is
+    refused, though the store answers. b writes back the room it read, and the room runs
+    with the takeover's clock, the seat's time given back: not left with no clock and no
+    bot until someone acts, nor charged for the time a was gone.
+
+    The journal records of a's lost writes were a's alone (b read the room, not a's
+    writes): b cannot give them back, and says so. Waiting for a replica (the durability
+    level ``--redis-wait-replicas``) is what keeps them through a failover."""
+    async with nodes("a:1", "b:2", lease_ttl=5.0, watched=True) as (redis, clock, (a, b)):
+        players, watcher = await timed_match(a, "ROOM1")
+        lose = redis.keep()
+        await bid(a, "ROOM1", players, 1)  # a burst the promoted replica will not have
+        await bid(a, "ROOM1", players, 2)
+        seen = bids_seen(a, watcher)
+        a.directory.closing = True  # a is gone: it renews nothing, takes nothing
+        for runner in a.directory.rooms.values():
+            runner.stop()
+        clock.now += 6.0  # its lease runs out
+        load_rooms = b.store.load_rooms
+
+        async def then_failover(codes: list[str]) -> list[StoredRoom | None]:
+            rooms = await load_rooms(codes)
+            lose()  # (its lease and fence with them: b's write still fences a's out)
+            return rooms
+
+        monkeypatch.setattr(b.store, "load_rooms", then_failover)
+        await b.directory.adopt_orphans()
+        monkeypatch.undo()
+        runner = b.directory.rooms["ROOM1"]
+
+        await until(lambda: redis.rooms["ROOM1"].version >= runner.room.version)
+        stored = await b.store.load_room("ROOM1")
+        assert stored is not None
+        kept = room_from_stored(stored).match
+        assert kept is not None and [tuple(x) for x in kept.deal.bids] == seen  # the room: kept
+        assert bids_stored(await b.store.read_log("ROOM1")) != seen  # a's records: lost
+        assert any("its journal misses them" in r.getMessage() for r in caplog.records)
+        match = runner.room.match
+        assert match is not None and match.deadline is not None
+        assert runner._clock is not None  # the seat on turn's clock runs
+        assert match.deadline - clock.now > BID_CLOCK - 1.0  # its time given back
