@@ -297,7 +297,7 @@ class Cluster:
                         if self._paused_here.get(player) == code:
                             del self._paused_here[player]  # (no room to go on)
                         if exc.code == ErrorCode.NO_ROOM:
-                            await self._show_closed(player, code)
+                            await self.show_closed(player, code)
                         return
                 except StoreError as exc:
                     if self.health is not None:  # (said in the log once, by the health)
@@ -320,29 +320,33 @@ class Cluster:
             if held and self._let_go(player):
                 # their snapshot never came, and the room let them go meanwhile: its end
                 # may be among what was held back
-                self._background(self._show_closed(player, code, held=True))
+                self._background(self._show_closed_held(player, code))
 
-    async def _show_closed(self, player: str, code: str, held: bool = False) -> None:
+    async def show_closed(self, player: str, code: str, held: bool = False) -> bool:
         """The player's room closed, and what it last sent them was lost on the way (their
         session here still names it), or held back while their snapshot was awaited
         (``held``: the notice that the room let them go came through, its end did not):
         they get the room as it closed (its result, when its match ended) and that it
-        closed, and their session names it no more."""
+        closed, and their session names it no more. Whether it was so (and shown)."""
         try:
             stored = await self.store.load_room(code)
         except StoreError:
-            return  # (their next hello finds the room over)
+            return False  # (their next hello finds the room over)
         if stored is None or not stored.closed:
-            return
+            return False
         if not (self._let_go(player) if held else self._wanted(player, code)):
-            return
+            return False
         room = room_from_stored(stored)
         if room.closed is None or not room.is_member(player):
-            return
+            return False
         self.hub.deliver(
             [(player, message) for message in as_it_closed(room, player, self.clock())]
         )
         self._left(player, code)
+        return True
+
+    async def _show_closed_held(self, player: str, code: str) -> None:
+        await self.show_closed(player, code, held=True)
 
     def _went_on(self, player: str, code: str) -> None:
         """The player's room answered their return: if this process told them it paused

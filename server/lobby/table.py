@@ -45,9 +45,17 @@ class Table:
         }
 
     async def to_room(self, conn: Connection, session: Session, request: Request) -> None:
-        """A request for the person's room, to the room."""
+        """A request for the person's room, to the room. When the room has closed and its
+        end did not reach them (their process, or its link to the room's, was down), the
+        room as it closed answers the request, as it would their hello."""
         code = self.lobby.require_room(session)
-        await self.directory.route(code, ops.Ask(session.player_id, request))
+        try:
+            await self.directory.route(code, ops.Ask(session.player_id, request))
+        except Refusal as exc:
+            if exc.code != ErrorCode.NO_ROOM:
+                raise
+            if not await self.lobby.cluster.show_closed(session.player_id, code):
+                raise
 
     async def seat_bot(self, conn: Connection, session: Session, request: SeatBot) -> None:
         """A bot in a seat of one's private room. A strong one is refused while the strong

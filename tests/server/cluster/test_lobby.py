@@ -23,6 +23,7 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     PassRequest,
+    ReadyRequest,
     RoomClosed,
     Snapshot,
     Watch,
@@ -233,6 +234,44 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
         assert again.resumed and again.room == code
         first = hub_a.got[bo.player_id][0]
         assert isinstance(first, Snapshot), first
+
+
+async def test_a_request_to_a_room_that_closed_unheard_gets_it_as_it_closed() -> None:
+    """Bo plays from another process than his room's, and the room's end does not reach
+    him (his process heard nothing the room's sent meanwhile): his next request finds the
+    room closed. He gets the room as it closed and that it closed, as a hello would have
+    shown him, not "no room with code" for the room he was just playing in."""
+    async with apps(2) as [(a, hub_a), (b, hub_b)]:
+        ann_conn, ann = await hello(a, "Ann")
+        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
+        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+        assert code is not None
+        bo_conn, bo = await hello(b, "Bo")
+        await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
+        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
+        memory = a.store.data  # type: ignore[attr-defined]
+        memory.drop = lambda channel, data: True  # (b's link down: nothing reaches it)
+
+        def abandoned(room: Room) -> Change:
+            room.all_disconnected()
+            room.note_presence(a.clock())
+            return room.end_idle(a.clock() + 3600.0, 60.0)
+
+        await a.directory.rooms[code].change(abandoned)
+        await until(lambda: code not in a.rooms)
+        memory.drop = lambda channel, data: False
+        memory.leases.pop(code)  # (a closed room's lease is left to run out: it has)
+        assert b.sessions.of_player(bo.player_id).room == code  # type: ignore[union-attr]
+        before = len(hub_b.got[bo.player_id])
+
+        await b.receive(bo_conn, encode(ReadyRequest()))  # type: ignore[arg-type]
+
+        snapshot, closed = hub_b.got[bo.player_id][before:]
+        assert isinstance(snapshot, Snapshot) and snapshot.room.code == code
+        assert snapshot.room.your_seat == 1
+        assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
+        assert not [m for m in bo_conn.sent if isinstance(m, Error)]
+        await until(lambda: b.sessions.of_player(bo.player_id).room is None)  # type: ignore[union-attr]
 
 
 async def bo_joins_then_his_process_stops(
