@@ -45,9 +45,11 @@ def moving(page: Any) -> tuple[int, int]:
 
 
 def play_turns(page: Any, frames: Any, plays: int) -> None:
-    """Play (by Hint) until this many plays are on the record, the bots' included."""
+    """Play (by Hint) until this many plays are on the record, the bots' included, or the
+    deal ends (a landlord's Hints against easy bots can win it in three plays)."""
     deadline = time.monotonic() + 60
-    while len(frames.of_type("played")) < plays:
+    ends = len(frames.of_type("deal_end"))
+    while len(frames.of_type("played")) < plays and len(frames.of_type("deal_end")) == ends:
         assert time.monotonic() < deadline, "the deal did not go on"
         if my_turn(page):
             play_hint(page)
