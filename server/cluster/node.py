@@ -346,6 +346,7 @@ class Cluster:
         return True
 
     async def _show_closed_held(self, player: str, code: str) -> None:
+        """``show_closed`` after a return whose snapshot never came (in the background)."""
         await self.show_closed(player, code, held=True)
 
     def _went_on(self, player: str, code: str) -> None:
