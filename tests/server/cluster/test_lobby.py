@@ -98,12 +98,18 @@ async def test_a_new_room_is_named_in_the_session_and_its_snapshot_sent() -> Non
         assert code in a.rooms
 
 
+async def ann_opens(a: App) -> tuple[FakeConn, Welcome, str]:
+    """Ann says hello at ``a`` and creates a room: her connection, welcome, and the code."""
+    conn, ann = await hello(a, "Ann")
+    await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
+    code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
+    assert code is not None
+    return conn, ann, code
+
+
 async def test_joining_a_room_run_on_another_process() -> None:
     async with apps(2) as [(a, hub_a), (b, hub_b)]:
-        conn, ann = await hello(a, "Ann")
-        await a.receive(conn, encode(CreateRoom()))  # type: ignore[arg-type]
-        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
-        assert code is not None
+        _, ann, code = await ann_opens(a)
         bo_conn, bo = await hello(b, "Bo")
 
         await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
@@ -242,10 +248,7 @@ async def test_a_request_to_a_room_that_closed_unheard_gets_it_as_it_closed() ->
     room closed. He gets the room as it closed and that it closed, as a hello would have
     shown him, not "no room with code" for the room he was just playing in."""
     async with apps(2) as [(a, hub_a), (b, hub_b)]:
-        ann_conn, ann = await hello(a, "Ann")
-        await a.receive(ann_conn, encode(CreateRoom()))  # type: ignore[arg-type]
-        code = a.sessions.of_player(ann.player_id).room  # type: ignore[union-attr]
-        assert code is not None
+        _, ann, code = await ann_opens(a)
         bo_conn, bo = await hello(b, "Bo")
         await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
         await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
