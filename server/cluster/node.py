@@ -116,7 +116,7 @@ class Cluster:
         self.sessions = sessions
         self._closed = closed
         self.store = store
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[object]] = set()
         #: The players being brought back into a room (``recall``), and whether to try
         #: once more after the try under way.
         self._recalls: dict[tuple[str, str], bool] = {}
@@ -200,7 +200,7 @@ class Cluster:
         await self.directory.hand_over()
         await self.relay.stop()
 
-    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _background(self, coro: Coroutine[Any, Any, object]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -320,7 +320,7 @@ class Cluster:
             if held and self._let_go(player):
                 # their snapshot never came, and the room let them go meanwhile: its end
                 # may be among what was held back
-                self._background(self._show_closed_held(player, code))
+                self._background(self.show_closed(player, code, held=True))
 
     async def show_closed(self, player: str, code: str, held: bool = False) -> bool:
         """The player's room closed, and what it last sent them was lost on the way (their
@@ -344,10 +344,6 @@ class Cluster:
         )
         self._left(player, code)
         return True
-
-    async def _show_closed_held(self, player: str, code: str) -> None:
-        """``show_closed`` after a return whose snapshot never came (in the background)."""
-        await self.show_closed(player, code, held=True)
 
     def _went_on(self, player: str, code: str) -> None:
         """The player's room answered their return: if this process told them it paused

@@ -52,9 +52,8 @@ class Table:
         try:
             await self.directory.route(code, ops.Ask(session.player_id, request))
         except Refusal as exc:
-            if exc.code != ErrorCode.NO_ROOM:
-                raise
-            if not await self.lobby.cluster.show_closed(session.player_id, code):
+            closed = exc.code == ErrorCode.NO_ROOM
+            if not closed or not await self.lobby.cluster.show_closed(session.player_id, code):
                 raise
 
     async def seat_bot(self, conn: Connection, session: Session, request: SeatBot) -> None:
