@@ -15,6 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 import server.cluster.directory as directory_module
+import server.cluster.node as node_module
 from client.table import TableState
 from protocol.errors import ErrorCode
 from protocol.events import BidMade, CardsPlayed, DealEnded, MatchEnded, TurnStarted
@@ -253,6 +254,8 @@ async def test_leases_are_renewed_and_healthz_answers_while_rooms_come_back(
         )
     await store.acquire_leases(codes, node, settings.lease_ttl)
 
+    # (the start's recovery batches in the cluster part, the renewal's in the directory)
+    monkeypatch.setattr(node_module, "ADOPT_BATCH", 5)
     monkeypatch.setattr(directory_module, "ADOPT_BATCH", 5)
     adopt_many = RoomDirectory.adopt_many
 
