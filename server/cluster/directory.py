@@ -152,7 +152,14 @@ class RoomDirectory:
         return runner
 
     async def _closed(self, room: Room) -> None:
-        self._drop(room)
+        """A room here closed (and its end is saved): it stops here, and its lease is given
+        up at once, so that a request forwarded to it from another process finds nobody
+        running it and is answered with the room as it closed, not "moved" until the lease
+        ran out."""
+        runner = self._drop(room)
+        if runner is not None:
+            with contextlib.suppress(StoreError):  # (then it runs out by itself)
+                await self.leases.release({room.code: self._lease(runner)})
         await self.events.closed(room)
 
     def _lease(self, runner: RoomRunner) -> Lease:

@@ -263,7 +263,7 @@ async def test_a_request_to_a_room_that_closed_unheard_gets_it_as_it_closed() ->
         await a.directory.rooms[code].change(abandoned)
         await until(lambda: code not in a.rooms)
         memory.drop = lambda channel, data: False
-        memory.leases.pop(code)  # (a closed room's lease is left to run out: it has)
+        await until(lambda: code not in memory.leases)  # (given up on closing)
         assert b.sessions.of_player(bo.player_id).room == code  # type: ignore[union-attr]
         before = len(hub_b.got[bo.player_id])
 
