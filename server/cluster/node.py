@@ -325,7 +325,8 @@ class Cluster:
     async def show_closed(self, player: str, code: str, held: bool = False) -> bool:
         """The player's room closed, and what it last sent them was lost on the way (their
         session here still names it), or held back while their snapshot was awaited
-        (``held``: the notice that the room let them go came through, its end did not):
+        (``held``: the notice that the room let them go came through, its end did not; or
+        came before a request for the room, the person's first word since):
         they get the room as it closed (its result, when its match ended) and that it
         closed, and their session names it no more. Whether it was so (and shown)."""
         try:

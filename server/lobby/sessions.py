@@ -20,7 +20,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.text import safe_name
@@ -36,6 +36,10 @@ class Session:
     player_id: str
     name: str
     room: str | None = None
+    #: The room a room's notice last took the player out of (kept here, not stored): a
+    #: request for a room after that notice may be the person's first word since a closed
+    #: room's end was lost on its way to them.
+    left_room: str | None = field(default=None, compare=False)
 
     def fields(self) -> dict[str, str]:
         return {"player_id": self.player_id, "name": self.name, "room": self.room or ""}
@@ -111,6 +115,7 @@ class Sessions:
         session = self._by_player.get(player_id)
         if session is None or session.room != room:
             return None
+        session.left_room = room
         return self.leave_quietly(session)
 
     def of_player(self, player_id: str) -> Session | None:

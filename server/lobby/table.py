@@ -47,7 +47,14 @@ class Table:
     async def to_room(self, conn: Connection, session: Session, request: Request) -> None:
         """A request for the person's room, to the room. When the room has closed and its
         end did not reach them (their process, or its link to the room's, was down), the
-        room as it closed answers the request, as it would their hello."""
+        room as it closed answers the request, as it would their hello; so too when only
+        the notice that the room let them go reached them (once: the next such request is
+        refused as in no room)."""
+        left, session.left_room = session.left_room, None
+        if session.room is None and left is not None:
+            shown = await self.lobby.cluster.show_closed(session.player_id, left, held=True)
+            if shown:
+                return
         code = self.lobby.require_room(session)
         try:
             await self.directory.route(code, ops.Ask(session.player_id, request))

@@ -277,6 +277,43 @@ async def test_a_request_to_a_room_that_closed_unheard_gets_it_as_it_closed() ->
         await until(lambda: b.sessions.of_player(bo.player_id).room is None)  # type: ignore[union-attr]
 
 
+async def test_a_request_after_only_the_notice_of_a_closed_room_came_gets_it_as_it_closed() -> None:
+    """The notice that Bo's room let him go reached his process, its end did not: his next
+    request for the room gets the room as it closed and that it closed (not "you are not in
+    a room" with no word of how it ended); a second one is refused as in no room."""
+    async with apps(2) as [(a, hub_a), (b, hub_b)]:
+        _, ann, code = await ann_opens(a)
+        bo_conn, bo = await hello(b, "Bo")
+        await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
+        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
+        memory = a.store.data  # type: ignore[attr-defined]
+        memory.drop = lambda channel, data: True  # (b's link down: nothing reaches it)
+
+        def abandoned(room: Room) -> Change:
+            room.all_disconnected()
+            room.note_presence(a.clock())
+            return room.end_idle(a.clock() + 3600.0, 60.0)
+
+        await a.directory.rooms[code].change(abandoned)
+        await until(lambda: code not in a.rooms)
+        memory.drop = lambda channel, data: False
+        await b.sessions.left(bo.player_id, code)  # (the notice alone came through)
+        before = len(hub_b.got[bo.player_id])
+
+        await b.receive(bo_conn, encode(ReadyRequest()))  # type: ignore[arg-type]
+
+        snapshot, closed = hub_b.got[bo.player_id][before:]
+        assert isinstance(snapshot, Snapshot) and snapshot.room.code == code
+        assert isinstance(closed, RoomClosed) and closed.reason == "abandoned"
+        assert not [m for m in bo_conn.sent if isinstance(m, Error)]
+
+        await b.receive(bo_conn, encode(ReadyRequest()))  # type: ignore[arg-type]
+
+        (error,) = [m for m in bo_conn.sent if isinstance(m, Error)]
+        assert error.code == ErrorCode.NO_ROOM
+        assert len(hub_b.got[bo.player_id]) == before + 2
+
+
 async def bo_joins_then_his_process_stops(
     a: Any, hub_a: Any, c: Any, watching: bool = False
 ) -> tuple[Any, Any, str]:
