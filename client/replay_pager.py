@@ -15,7 +15,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 
@@ -49,16 +49,23 @@ class ReplayPager:
             delta += 1
         self.index = starts[max(0, min(len(starts) - 1, deal + delta))]
 
-    def screen(self, width: int = LINE_WIDTH) -> Fragments:
-        """The page and, under it, where it is and the keys."""
-        page = self.pages[self.index]
+    def page(self, width: int = LINE_WIDTH) -> Fragments:
+        """The step the reader is at."""
         out: Fragments = []
-        for line in page_lines(self.data, page, width):
+        for line in page_lines(self.data, self.pages[self.index], width):
             out.extend([*line, ("", "\n")])
+        return printable_fragments(out)
+
+    def footer(self, width: int = LINE_WIDTH) -> Fragments:
+        """Where the reader is, and the keys: one line."""
+        page = self.pages[self.index]
         deals = len(self.data.deals)
         where = f"deal {page.deal + 1}/{deals} · step {page.step + 1}/{page.last_step + 1}"
-        out.extend([("", "\n"), (DIM, f"{where} · {KEYS}"[: max(width, 1)])])
-        return printable_fragments(out)
+        return [(DIM, f"{where} · {KEYS}"[: max(width, 1)])]
+
+    def screen(self, width: int = LINE_WIDTH) -> Fragments:
+        """The page and, under it, the footer."""
+        return [*self.page(width), ("", "\n"), *self.footer(width)]
 
 
 def pager_app(
@@ -100,12 +107,20 @@ def pager_app(
     bind("end", "G", action=last)
     bind("q", "escape", "c-c", "c-d", action=leave)
 
-    def screen() -> FormattedText:
-        width = app.output.get_size().columns or LINE_WIDTH
-        return FormattedText(pager.screen(width))
+    def width() -> int:
+        return app.output.get_size().columns or LINE_WIDTH
 
+    def page() -> FormattedText:
+        return FormattedText(pager.page(width()))
+
+    def footer() -> FormattedText:
+        return FormattedText(pager.footer(width()))
+
+    # the footer is kept on the terminal's last line: a long trick on a short terminal
+    # cuts the page's foot, never where one is and the keys
+    body = Window(FormattedTextControl(page), wrap_lines=False)
     app: Application[None] = Application(
-        layout=Layout(Window(FormattedTextControl(screen), wrap_lines=False)),
+        layout=Layout(HSplit([body, Window(FormattedTextControl(footer), height=1)])),
         key_bindings=keys,
         full_screen=True,
         input=input,

@@ -8,10 +8,12 @@ the whole match, readably.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
 import select
+import struct
 import subprocess
 import termios
 import time
@@ -23,6 +25,8 @@ import pytest
 from tests.client.procs import DDZ_KEEPING
 
 TIMEOUT = 60.0
+#: The terminal's size.
+COLUMNS, ROWS = 80, 40
 #: What ends a screen of the pager: the line of where it is and the keys.
 FOOTER = re.compile(r"deal 1/1 · step (\d+)/(\d+)")
 
@@ -68,7 +72,7 @@ class Terminal:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.screen = pyte.Screen(80, 40)
+        self.screen = pyte.Screen(COLUMNS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
 
     def text(self) -> str:
@@ -101,12 +105,14 @@ class Terminal:
 def test_on_a_terminal_the_replay_steps_by_key(server: str, played: tuple[Path, str]) -> None:
     home, code = played
     primary, secondary = pty.openpty()
+    # (the size the screen below draws: a new pty has none, read as 24 lines)
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     proc = subprocess.Popen(
         [*DDZ_KEEPING, "--server", server, "replay", code],
         stdin=secondary,
         stdout=secondary,
         stderr=secondary,
-        env={**os.environ, "XDG_STATE_HOME": str(home), "TERM": "xterm", "COLUMNS": "80"},
+        env={**os.environ, "XDG_STATE_HOME": str(home), "TERM": "xterm", "COLUMNS": str(COLUMNS)},
     )
     os.close(secondary)
     terminal = Terminal(primary)

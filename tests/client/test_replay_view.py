@@ -4,10 +4,14 @@ pager's keys (driven through a pipe as a terminal would send them)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 
+import pyte
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.utils import get_cwidth
 
 from client.render import plain
@@ -119,3 +123,25 @@ async def test_the_pagers_keys(pipe: PipeInput) -> None:
             await asyncio.sleep(0.01)
     pipe.send_text("q")
     await asyncio.wait_for(task, 5)
+
+
+async def test_on_a_short_terminal_the_footer_keeps_the_last_line(pipe: PipeInput) -> None:
+    # a trick of 14 plays on a 24-line terminal pushed where one is and the keys off it
+    rows = 8
+    written = io.StringIO()
+    output = Vt100_Output(written, lambda: Size(rows=rows, columns=80), term="xterm")
+    pager = ReplayPager(two_deals())
+    pager.step(1)  # the first trick: more lines than the terminal has
+    assert len(plain(pager.page()).splitlines()) > rows
+    task = asyncio.create_task(pager_app(pager, input=pipe, output=output).run_async())
+    deadline = time.monotonic() + 10
+    while "step 2/4" not in written.getvalue():
+        assert time.monotonic() < deadline, "no footer drawn"
+        await asyncio.sleep(0.01)
+    drawn = written.getvalue()  # (before leaving: the exit moves the cursor on)
+    pipe.send_text("q")
+    await asyncio.wait_for(task, 5)
+    screen = pyte.Screen(80, rows)
+    pyte.Stream(screen).feed(drawn)
+    assert screen.display[0].startswith("replay of room")
+    assert screen.display[-1].startswith("deal 1/3 · step 2/4 · Enter/→ next")
