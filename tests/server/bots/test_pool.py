@@ -9,6 +9,7 @@ import itertools
 import os
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,24 @@ class SlowBot:
 
     def play(self, view: TableView) -> None:
         time.sleep(1.5)
+        return None
+
+
+class DeadlineBot:
+    """Notes the deadline the pool gave it and when it began, thinks ``think`` seconds, and
+    bids 1 (a picklable test policy)."""
+
+    def __init__(self, notes: str, think: float) -> None:
+        self.notes, self.think = notes, think
+        self.deadline: float | None = None
+
+    def bid(self, view: TableView) -> int:
+        with open(self.notes, "a") as notes:
+            notes.write(f"{self.deadline} {time.monotonic()}\n")
+        time.sleep(self.think)
+        return 1
+
+    def play(self, view: TableView) -> None:
         return None
 
 
@@ -113,17 +132,21 @@ async def test_a_strong_decision_does_not_block_the_event_loop(warm_pool: list[i
     assert max(gaps) < 0.25  # a loop blocked by the search would miss 0.3 s and more
 
 
-async def test_the_budget_holds_through_the_pool_queue_included(warm_pool: list[int]) -> None:
-    # More decisions at once than workers: the queued ones search for what is left.
-    budget = 0.4
-    factory = functools.partial(StrongBot, budget=budget, seed=1)
-    start = time.monotonic()
-    jobs = [bots.choose("strong", lead_view(), factory=factory, budget=budget) for _ in range(4)]
-    results = await asyncio.gather(*jobs)
-    assert all(isinstance(r, PlayRequest) for r in results)
-    # had a queued decision searched a whole budget after its wait, this would take two
-    # budgets or more
-    assert time.monotonic() - start < 1.75 * budget
+async def test_a_queued_decision_has_only_what_is_left_of_its_budget(
+    warm_pool: list[int], tmp_path: Path
+) -> None:
+    # More decisions at once than workers: the queued ones wait for a worker, and their
+    # deadline still runs from when they were asked, not from when a worker took them up
+    notes = tmp_path / "notes"
+    factory = functools.partial(DeadlineBot, str(notes), 0.2)
+    asked = 2 * bots.workers
+    jobs = [bots.choose("strong", bid_view(), factory=factory, budget=10.0) for _ in range(asked)]
+    assert await asyncio.gather(*jobs) == [BidRequest(value=1, version=1)] * asked
+    noted = [[float(x) for x in line.split()] for line in notes.read_text().splitlines()]
+    assert len(noted) == asked
+    deadlines, began = [d for d, _ in noted], [b for _, b in noted]
+    assert max(began) - min(began) >= 0.2  # (some waited a whole decision for a worker)
+    assert max(deadlines) - min(deadlines) < 0.1  # (all asked at once: one deadline)
 
 
 async def test_a_late_pool_falls_back_inline(warm_pool: list[int]) -> None:
