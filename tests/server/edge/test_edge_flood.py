@@ -47,8 +47,9 @@ async def test_refused_frames_leave_no_cyclic_garbage(redis_url: str) -> None:
 
 def refusal_garbage() -> list[object]:
     """What a full collection finds in cycles of a refusal's making: refusal errors, and the
-    frames of the server's own code. Only those: this test process has other threads
-    (pytest-xdist's), whose garbage made a count of everything fail one CI run (1,412)."""
+    frames of the server's own code. Only those: a count of everything failed one CI run
+    on 1,412 objects this test did not make (Playwright's, from a browser test run earlier
+    by the same pytest worker, found unreachable within the window)."""
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
         gc.collect()
