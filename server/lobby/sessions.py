@@ -82,12 +82,12 @@ class Sessions:
     async def enter(self, session: Session, room: str) -> None:
         """Name ``room`` in the session, before the room is asked to take the player in: a
         session naming a room that does not have them is read as no room (``free``)."""
-        session.room = room
+        session.room, session.left_room = room, None
         await self.store.save_session(session.token, session.fields())
 
     async def leave(self, session: Session) -> None:
         """The player is in no room (written to the store too)."""
-        session.room = None
+        session.room, session.left_room = None, None
         await self.store.save_session(session.token, session.fields())
 
     async def leave_quietly(self, session: Session) -> None:
@@ -106,7 +106,7 @@ class Sessions:
         """A room's notice: the player (connected here) is in ``room`` now."""
         session = self._by_player.get(player_id)
         if session is not None:
-            session.room = room
+            session.room, session.left_room = room, None
 
     def left(self, player_id: str, room: str) -> Coroutine[Any, Any, None] | None:
         """A room's notice: the player is no longer in ``room`` (left, gone, or it
