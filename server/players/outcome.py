@@ -134,8 +134,10 @@ class MatchOutcome:
         )
 
     def best_total(self, seat: int) -> int | None:
-        """The seat's total, for a match that ran to its end (what "best match" weighs)."""
-        return self.totals[seat] if self.ended == "match_over" else None
+        """The seat's total, for a match that ran to its end and that the seat won (what
+        "best match" weighs: one's only match, lost, is not one's best)."""
+        won_it = self.ended == "match_over" and seat in self.winners
+        return self.totals[seat] if won_it else None
 
 
 def stats_changes(outcome: MatchOutcome, seat: int) -> dict[str, int]:

@@ -44,3 +44,14 @@ def test_a_room_closed_before_anyone_played_leaves_no_record() -> None:
     room.leave("alice")
     assert room.closed is not None
     assert MatchOutcome.of(room, []) is None
+
+
+def test_only_a_won_match_can_be_ones_best() -> None:
+    for seed in range(6):
+        room, journal = played_with_journal(random.Random(seed))
+        outcome = MatchOutcome.of(room, journal)
+        assert outcome is not None and outcome.winners
+        for seat in range(3):
+            won_it = seat in outcome.winners
+            best = outcome.best_total(seat)
+            assert best == (outcome.totals[seat] if won_it else None), (seed, seat)
