@@ -242,27 +242,35 @@ async def test_a_returning_player_gets_their_snapshot_first_from_a_room_run_wher
         assert isinstance(first, Snapshot), first
 
 
+async def bo_joins_then_his_room_closes_unheard(a: Any, hub_a: Any, b: Any) -> tuple[Any, Any, str]:
+    """Ann opens a room at ``a``, Bo joins it from ``b``, and the room closes (abandoned)
+    while nothing ``a`` sends reaches ``b``. Bo's connection, his welcome, and the code."""
+    _, ann, code = await ann_opens(a)
+    bo_conn, bo = await hello(b, "Bo")
+    await b.receive(bo_conn, encode(JoinRoom(code=code)))
+    await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
+    memory = a.store.data
+    memory.drop = lambda channel, data: True  # (b's link down: nothing reaches it)
+
+    def abandoned(room: Room) -> Change:
+        room.all_disconnected()
+        room.note_presence(a.clock())
+        return room.end_idle(a.clock() + 3600.0, 60.0)
+
+    await a.directory.rooms[code].change(abandoned)
+    await until(lambda: code not in a.rooms)
+    memory.drop = lambda channel, data: False
+    return bo_conn, bo, code
+
+
 async def test_a_request_to_a_room_that_closed_unheard_gets_it_as_it_closed() -> None:
     """Bo plays from another process than his room's, and the room's end does not reach
     him (his process heard nothing the room's sent meanwhile): his next request finds the
     room closed. He gets the room as it closed and that it closed, as a hello would have
     shown him, not "no room with code" for the room he was just playing in."""
     async with apps(2) as [(a, hub_a), (b, hub_b)]:
-        _, ann, code = await ann_opens(a)
-        bo_conn, bo = await hello(b, "Bo")
-        await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
-        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
+        bo_conn, bo, code = await bo_joins_then_his_room_closes_unheard(a, hub_a, b)
         memory = a.store.data  # type: ignore[attr-defined]
-        memory.drop = lambda channel, data: True  # (b's link down: nothing reaches it)
-
-        def abandoned(room: Room) -> Change:
-            room.all_disconnected()
-            room.note_presence(a.clock())
-            return room.end_idle(a.clock() + 3600.0, 60.0)
-
-        await a.directory.rooms[code].change(abandoned)
-        await until(lambda: code not in a.rooms)
-        memory.drop = lambda channel, data: False
         await until(lambda: code not in memory.leases)  # (given up on closing)
         assert b.sessions.of_player(bo.player_id).room == code  # type: ignore[union-attr]
         before = len(hub_b.got[bo.player_id])
@@ -282,21 +290,7 @@ async def test_a_request_after_only_the_notice_of_a_closed_room_came_gets_it_as_
     request for the room gets the room as it closed and that it closed (not "you are not in
     a room" with no word of how it ended); a second one is refused as in no room."""
     async with apps(2) as [(a, hub_a), (b, hub_b)]:
-        _, ann, code = await ann_opens(a)
-        bo_conn, bo = await hello(b, "Bo")
-        await b.receive(bo_conn, encode(JoinRoom(code=code)))  # type: ignore[arg-type]
-        await until(lambda: len(hub_a.got[ann.player_id]) > 1)  # Ann sees Bo come in
-        memory = a.store.data  # type: ignore[attr-defined]
-        memory.drop = lambda channel, data: True  # (b's link down: nothing reaches it)
-
-        def abandoned(room: Room) -> Change:
-            room.all_disconnected()
-            room.note_presence(a.clock())
-            return room.end_idle(a.clock() + 3600.0, 60.0)
-
-        await a.directory.rooms[code].change(abandoned)
-        await until(lambda: code not in a.rooms)
-        memory.drop = lambda channel, data: False
+        bo_conn, bo, code = await bo_joins_then_his_room_closes_unheard(a, hub_a, b)
         await b.sessions.left(bo.player_id, code)  # (the notice alone came through)
         before = len(hub_b.got[bo.player_id])
 
