@@ -63,10 +63,6 @@ class ReplayPager:
         where = f"deal {page.deal + 1}/{deals} · step {page.step + 1}/{page.last_step + 1}"
         return [(DIM, f"{where} · {KEYS}"[: max(width, 1)])]
 
-    def screen(self, width: int = LINE_WIDTH) -> Fragments:
-        """The page and, under it, the footer."""
-        return [*self.page(width), ("", "\n"), *self.footer(width)]
-
 
 def pager_app(
     pager: ReplayPager, input: Input | None = None, output: Output | None = None

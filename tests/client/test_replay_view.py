@@ -107,8 +107,7 @@ def test_the_pager_moves_by_step_and_by_deal() -> None:
     assert pager.index == 5
     pager.step(99)
     assert pager.index == 8
-    screen = plain(pager.screen())
-    assert screen.splitlines()[-1].startswith("deal 3/3 · step 4/4 · Enter/→ next")
+    assert plain(pager.footer()).startswith("deal 3/3 · step 4/4 · Enter/→ next")
 
 
 async def test_the_pagers_keys(pipe: PipeInput) -> None:
