@@ -213,7 +213,7 @@ class SharedSentinel(Sentinel):
     once, not once each."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
+        super().__init__(*args, **kwargs)
         self._asking: dict[str, asyncio.Future[Any]] = {}
 
     async def discover_master(self, service_name: str) -> Any:
