@@ -144,6 +144,8 @@ class _NoScripts:
 class MemoryStore(MemoryPlayers):
     """A ``RoomStore`` (and the relay's publishing and subscribing) over ``MemoryRedis``."""
 
+    data: MemoryRedis
+
     def __init__(self, redis: MemoryRedis | None = None, prefix: str = DEFAULT_PREFIX) -> None:
         self.data = redis if redis is not None else MemoryRedis()
         self.keys = Keys(prefix)

@@ -5,14 +5,11 @@ one expected."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from server.store.codec import pack, unpack
 from server.store.errors import StoreUnavailable
 from server.store.player_records import PlayerRecord, PlayerUpdate
-
-if TYPE_CHECKING:
-    from server.store.memory import MemoryRedis
 
 
 @dataclass
@@ -27,10 +24,19 @@ class MemoryPlayer:
     session: str | None = None
 
 
+class PlayersData(Protocol):
+    """What the player operations read of the shared memory (``MemoryRedis`` has it): this
+    module stands below ``memory``, which builds the store from it."""
+
+    down: bool
+    players: dict[str, MemoryPlayer]
+    pending: set[str]
+
+
 class MemoryPlayers:
     """The player operations of ``MemoryStore`` (over its ``data``)."""
 
-    data: MemoryRedis
+    data: PlayersData
 
     def _player_up(self) -> None:
         if self.data.down:
