@@ -115,7 +115,10 @@ def test_the_player_keeps_their_matches_through_a_crash_new_sessions_and_machine
 ) -> None:
     home, phone = tmp_path / "home-state", tmp_path / "phone-state"
     server.start({KILL_BEFORE_RECORDS: "1"})
-    played = ddz(home, "--server", server.url, "--auto", "easy", "--json", "practice", "1")
+    # (the bots at once: their pace is not what this test is about)
+    played = ddz(
+        home, "--server", server.url, "--auto", "easy", "--json", "practice", "1", "instant"
+    )
     assert server.died() != 0  # it killed itself between the closing save and the records
     ends = [json.loads(line) for line in played.stdout.splitlines() if line.strip()]
     code = next(m["room"]["code"] for m in ends if m["type"] == "snapshot")
