@@ -7,7 +7,8 @@ lower CPU priority than the servers and Redis: ``--client-nice``) play
 private 3-deal rooms with clocks: three people, or one person and two bots, and watchers;
 the people of one room connect to different servers, so their requests are forwarded. For
 ``--duration`` seconds matches keep starting (about ``--clients`` clients at a time) and, at
-random moments (``--seed``), one of:
+random moments (``--seed``), one of (``--each-fault-once``: each once, one after the other,
+and no more matches start once they are over):
 
 - a server killed with ``-9`` and started again on its port after 0.5-5 s;
 - the Redis primary killed with ``-9``: the Sentinels promote the replica (a failover); the
@@ -50,6 +51,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -333,7 +335,7 @@ class Run:
         try:
             create = ["create", "--deals", "3"]
             if not people:
-                create += ["--bots", "normal", "--speed", "fast"]
+                create += ["--bots", "normal", "--speed", self.opts.bot_speed]
             creator = self._client("creator", first, create)
             await creator.start()
             code = None
@@ -363,22 +365,42 @@ class Run:
         finally:
             self._starting -= (3 if people else 1) + watchers
 
-    async def keep_playing(self, until: float) -> None:
+    async def keep_playing(self, over: asyncio.Event) -> None:
         starting: set[asyncio.Task[None]] = set()
-        while time.monotonic() < until:
+        while not over.is_set():
             if self.live_clients() < self.opts.clients:
                 task = asyncio.ensure_future(self.start_match())
                 starting.add(task)
                 task.add_done_callback(starting.discard)
-            await asyncio.sleep(0.3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(over.wait(), 0.3)
         if starting:
             await asyncio.wait(starting, timeout=240)
 
     # --- faults -----------------------------------------------------------------------
 
+    def fault_kinds(self) -> list[Callable[[], Awaitable[None]]]:
+        return [self.kill_server, self.kill_primary, self.pause_redis, self.drop_client]
+
+    async def each_fault_once(self) -> None:
+        """Each kind of fault once, in a random order, one after the other: each begins as
+        the one before is over (a server back, a failover done), so that a short run has
+        them all in as little time as they take."""
+        kinds = self.fault_kinds()
+        await self._playing()
+        for fault in self.rng.sample(kinds, len(kinds)):
+            log(f"fault: {fault.__name__}")
+            await self._guarded(fault)
+
+    async def _playing(self) -> None:
+        """Until a match has been dealt (faults before any play would test nothing)."""
+        deadline = time.monotonic() + 120  # (a slow machine may take a while to start)
+        while not self._dealt_clients() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+
     async def make_faults(self, until: float) -> None:
         pending: set[asyncio.Task[None]] = set()
-        kinds = [self.kill_server, self.kill_primary, self.pause_redis, self.drop_client]
+        kinds = self.fault_kinds()
         # each kind once first, in a random order, so that a short run has them all
         first = self.rng.sample(kinds, len(kinds))
         await asyncio.sleep(self.rng.uniform(3, 6))
@@ -464,8 +486,16 @@ class Run:
     # --- the run ----------------------------------------------------------------------
 
     async def play(self) -> None:
-        until = time.monotonic() + self.opts.duration
-        await asyncio.gather(self.keep_playing(until), self.make_faults(until))
+        over = asyncio.Event()
+
+        async def faults() -> None:
+            if self.opts.each_fault_once:
+                await self.each_fault_once()
+            else:
+                await self.make_faults(time.monotonic() + self.opts.duration)
+            over.set()
+
+        await asyncio.gather(self.keep_playing(over), faults())
         log("faults over; waiting for the matches to end")
         deadline = time.monotonic() + self.opts.finish_grace
         everyone = [c for m in self.matches for c in m.clients]
@@ -564,6 +594,12 @@ def report(run: Run, journals: dict[str, Journal], left: list[int], took: float)
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60, help="seconds of play and faults")
+    parser.add_argument(
+        "--each-fault-once",
+        action="store_true",
+        help="instead of --duration: each kind of fault once, one after the other, as soon as"
+        " a match is dealt; then the matches finish (the test suite's short run)",
+    )
     parser.add_argument("--clients", type=int, default=30, help="clients at a time (about)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -573,6 +609,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="the clients' nice value (the servers and Redis run at the caller's)",
     )
     parser.add_argument("--servers", type=int, default=3)
+    parser.add_argument(
+        "--bot-speed",
+        default="fast",
+        choices=("instant", "fast", "normal", "slow"),
+        help="the bots' speed in the rooms of one person and two bots",
+    )
     parser.add_argument(
         "--fault-every", type=float, default=6.0, help="mean seconds between faults"
     )
