@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.web.browser import shoot, wait_until
-from tests.web.conftest import OPEN, OpenPage, StartServer
+from tests.web.conftest import DRAWN, OPEN, OpenPage, StartServer
 from tests.web.driver import click, state
 from tests.web.table_helpers import (
     MEASURE_HAND,
@@ -173,7 +173,8 @@ def test_a_lobby_toast_does_not_follow_to_the_table(
     click(page, "#name-form button[type=submit]")
     page.wait_for_selector("#toast:has-text('Name changed')")
     page.wait_for_function(OPEN)
-    click(page, "#practice-start")
+    page.wait_for_function(DRAWN)  # (a click while Start was still disabled did nothing)
+    assert click(page, "#practice-start")
     page.wait_for_selector("#table:not([hidden])")
     assert page.is_hidden("#toast")
 
