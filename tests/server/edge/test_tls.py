@@ -199,3 +199,98 @@ def test_files_that_do_not_load_end_the_start_with_one_line(tmp_path: Path) -> N
     done = subprocess.run(args, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "--tls-cert / --tls-key" in done.stderr and "Traceback" not in done.stderr
+
+
+DEPLOY = Path(__file__).parents[3] / "deploy"
+
+
+def nginx_conf(tmp_path: Path, plain: int, tls: int, upstream: int, cert: Path, key: Path) -> Path:
+    """deploy/nginx.conf as shipped, with only what a test must change: its ports, the one
+    ddz-server behind it, the certificate's files, and where it writes (pid, logs)."""
+    text = (DEPLOY / "nginx.conf").read_text()
+    swaps = [
+        ("user www-data;", ""),
+        ("pid /run/nginx.pid;", f"pid {tmp_path}/nginx.pid;"),
+        ("/var/log/nginx/error.log", f"{tmp_path}/error.log"),
+        ("/var/log/nginx/ddz-access.log", f"{tmp_path}/access.log"),
+        ("listen 8765;", f"listen 127.0.0.1:{plain};"),
+        ("listen 443 ssl;", f"listen 127.0.0.1:{tls} ssl;"),
+        ("/etc/ssl/ddz/fullchain.pem", str(cert)),
+        ("/etc/ssl/ddz/privkey.pem", str(key)),
+        ("server 127.0.0.1:8801 ", f"server 127.0.0.1:{upstream} "),
+        ("        server 127.0.0.1:8802 max_fails=3 fail_timeout=10s;\n", ""),
+        ("        server 127.0.0.1:8803 max_fails=3 fail_timeout=10s;\n", ""),
+    ]
+    for old, new in swaps:
+        assert old in text, old  # (the shipped file changed: change this test with it)
+        text = text.replace(old, new)
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    return conf
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx")
+async def test_the_nginx_config_ends_tls_in_front_of_a_server(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """deploy/nginx.conf's TLS listener, for real: https and wss through it to a ddz-server
+    (which trusts it as a proxy, as ddz.env.example says), the page's own origin on either
+    listener allowed (X-Forwarded-Proto, and the Host with its port), another refused."""
+    cert, key = make_certificate(tmp_path, "nginx")
+    upstream, plain, tls = free_port(), free_port(), free_port()
+    conf = nginx_conf(tmp_path, plain, tls, upstream, cert, key)
+    nginx = shutil.which("nginx")
+    assert nginx is not None
+    checked = subprocess.run([nginx, "-t", "-c", str(conf)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    args = [sys.executable, "-m", "server", "--port", str(upstream), "--redis-url", redis_url]
+    args += ["--key-prefix", unique_prefix(), "--bot-pool-start", "lazy"]
+    args += ["--trusted-proxies", "127.0.0.1,::1", "--metrics-on-game-port"]
+    log = tmp_path / "server.log"
+    with log.open("ab") as out:
+        server = await asyncio.create_subprocess_exec(*args, stdout=out, stderr=out)
+    proxy = await asyncio.create_subprocess_exec(
+        nginx, "-c", str(conf), "-g", "daemon off;", stderr=asyncio.subprocess.DEVNULL
+    )
+    context = trusting(cert)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if (await https_get(tls, "/healthz", context)).startswith(b"HTTP/1.1 200"):
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.1)
+        assert await served_certificate(tls, context) == der(cert)
+        assert b"ddz_connections" in await https_get(tls, "/metrics", context)  # (internal)
+        for url, page in [
+            (f"wss://localhost:{tls}/", f"https://localhost:{tls}"),
+            (f"ws://localhost:{plain}/", f"http://localhost:{plain}"),
+        ]:
+            tls_or_not = context if url.startswith("wss") else None
+            async with connect(url, ssl=tls_or_not, origin=page) as ws:  # type: ignore[arg-type]
+                player = WireClient(ws)
+                await player.send(Hello(name="Ann", version=PROTOCOL_VERSION))
+                await player.recv_type(Welcome)
+            with pytest.raises(Exception, match="403"):
+                async with connect(url, ssl=tls_or_not, origin="https://evil.example"):  # type: ignore[arg-type]
+                    pass
+        # the page of http://HOST may not use the https listener's sessions, nor the reverse
+        with pytest.raises(Exception, match="403"):
+            async with connect(
+                f"wss://localhost:{tls}/",
+                ssl=context,
+                origin=f"http://localhost:{tls}",  # type: ignore[arg-type]
+            ):
+                pass
+    finally:
+        if proxy.returncode is None:
+            proxy.send_signal(signal.SIGQUIT)  # graceful: its workers go with it
+            try:
+                await asyncio.wait_for(proxy.wait(), 20)
+            except TimeoutError:
+                proxy.kill()
+                await proxy.wait()
+        await stop(server)
