@@ -48,6 +48,7 @@ from server.edge.tls import Certificates, describe
 from server.edge.websocket import Handler, WebSocket, WebSocketServer
 from server.settings import Settings
 from server.store.addresses import AddressStore
+from server.store.clients import TIMEOUT as REPLY_TIMEOUT
 from server.store.embedded import EmbeddedRedis
 from server.store.errors import StoreUnavailable
 from server.store.group_commit import ReplicaWait
@@ -143,12 +144,17 @@ async def healthz(app: App, ws: WebSocket) -> Response:
     have been paused). While the storage is up it asks Redis each time, and tells the
     process's health what it found; once it is known down it answers 503 at once (a
     stopped Redis would hold each PING for its timeouts, seconds), and the health's probe,
-    four times a second, says "back" as soon as Redis is."""
+    four times a second, says "back" as soon as Redis is. Its own PING waits no longer than
+    a reply may take (``REPLY_TIMEOUT``), not for the client's retries."""
     if not app.health.down:
-        if await app.store.ping():
+        answered = False
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                answered = await app.store.ping()
+        if answered:
             app.health.answered()
             return ws.respond(HTTPStatus.OK, "ok\n")
-        app.health.failed(StoreUnavailable("no answer to PING"))
+        app.health.failed(StoreUnavailable(f"no answer to PING in {REPLY_TIMEOUT:g} s"))
     since = app.health.down_since
     down = 0.0 if since is None else max(app.health.clock() - since, 0.0)
     text = f"redis unreachable for {down:.1f} s: rooms paused\n"

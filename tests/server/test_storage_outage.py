@@ -44,6 +44,7 @@ from protocol.messages import (
 )
 from server.game.deal import SEATS
 from server.game.journal import replay
+from server.store.clients import TIMEOUT as REPLY_TIMEOUT
 from server.store.embedded import EmbeddedRedis
 from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import RedisProcess
@@ -483,9 +484,12 @@ async def test_a_stopped_redis_known_down_is_answered_at_once_and_the_clock_stop
                 stopped_at = time.time()
                 os.kill(redis.process.pid, signal.SIGSTOP)  # the player thinks: no request
                 stopped = True
-                # noticed by whatever call comes next (here a /healthz: its PING times out)
+                # noticed by whatever call comes next (here a /healthz: its PING times out,
+                # after one reply's time, not the Redis client's three tries: 8.2 s before)
+                began = time.monotonic()
                 first = await get(srv, "/healthz")
                 assert first.startswith(b"HTTP/1.1 503"), first
+                assert time.monotonic() - began < REPLY_TIMEOUT + 1.5, time.monotonic() - began
                 assert srv.app.health.down
                 paused: Paused = await got(player, Paused, marks[id(player)])
                 # the outage counts from Redis's last answer: a heartbeat's, just before
