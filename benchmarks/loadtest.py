@@ -1088,6 +1088,7 @@ class Cluster:
                 "--redis-url", redis_url,
                 "--data-dir", str(self.tmp / f"server{i}"),
                 "--log-level", "WARNING",
+                "--metrics-on-game-port",  # (scraped: scrape)
                 # every player connects from 127.0.0.1: no cap per address (the total
                 # cap, --max-connections, stays, lowered to what open files allow), and
                 # none of the lobby's caps per address (sessions, rooms, failed joins)

@@ -45,24 +45,31 @@ from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_outpu
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import KeyAction, Options
 from protocol.messages import BotSpeed
+from protocol.text import checked_name, safe_name
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 EXIT_INTERRUPTED = 130
 
 
 def _default_name() -> str:
+    """DDZ_NAME (checked as --name is, when the option is not given), else the login
+    name made a name (``player`` if it is none)."""
+    if os.environ.get("DDZ_NAME"):
+        return os.environ["DDZ_NAME"]
     try:
-        name = os.environ.get("DDZ_NAME") or getpass.getuser()
+        login = getpass.getuser()
     except (KeyError, OSError):
-        name = ""
-    return (name or "player")[:24]
+        login = ""
+    return safe_name(login)
 
 
 def _name(text: str) -> str:
-    name = text.strip()
-    if not 1 <= len(name) <= 24:
-        raise argparse.ArgumentTypeError("a name is 1 to 24 characters")
-    return name
+    """The name as the server keeps it (``protocol.text.checked_name``: normalised, then
+    checked), or a usage error that says what is wrong (exit 2)."""
+    try:
+        return checked_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _seconds(text: str) -> float:

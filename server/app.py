@@ -157,6 +157,7 @@ class App:
         players once ``accepting``: from the cluster part's start on, while the rooms come
         back (a player whose room is not back yet brings it back first)."""
         self.metrics.watch_gc()
+        self.health.start()  # (when Redis last answered: where an outage's pause begins)
         await self.cluster.start()
         self.accepting = True
         # the strong bot's search processes start meanwhile, before the first decision
@@ -242,6 +243,10 @@ class App:
         return outcome
 
     async def _dispatch(self, conn: Connection, message: ClientMessage) -> None:
+        if self.health.down and not isinstance(message, Ping):
+            # every request but a ping needs the storage: refused at once while it is known
+            # down (a stopped Redis would hold each call for its timeouts, seconds)
+            raise storage_away()
         if isinstance(message, Hello):
             await self._hello(conn, message)
             return

@@ -5,12 +5,19 @@ Linux sends a child a chosen signal when its parent dies (``prctl(PR_SET_PDEATHS
 parent that died before the child asked is seen by the child's parent id having changed
 (re-parented to init or a subreaper), and the child ends at once. Elsewhere this does
 nothing: children then end with the server only when it stops cleanly.
+
+A child that is a Python process (a bot worker) asks for the signal as the first thing its
+own code does (``start_worker``), before it imports anything heavy: until it has asked, a
+server killed meanwhile leaves it running, so this module imports only the standard
+library, and the server's main module imports the server only when it runs
+(``server/__main__.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib
 import os
 import signal
 
@@ -34,3 +41,11 @@ def ignore_interrupts() -> None:
     unblocked: one that came meanwhile is dropped.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def start_worker(parent: int, then: str) -> None:
+    """A process pool worker's initializer: die with the server process ``parent``, leave
+    Ctrl-C to it, and only then import the module ``then`` (the code it runs)."""
+    die_with_parent(parent)
+    ignore_interrupts()
+    importlib.import_module(then)

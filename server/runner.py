@@ -299,7 +299,7 @@ class RoomRunner:
             health = self.health
             if health is not None and not isinstance(exc, StoreConflict):
                 health.failed(exc, began)  # (which pauses every room here, this one too)
-                self.pause(began)
+                self.pause(began if health.down_since is None else health.down_since)
                 if await self._found_stored(write, health):
                     self._written(write)
                     return

@@ -55,6 +55,9 @@ class Settings:
     allowed_origins: str = ""
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
+    metrics_on_game_port: bool = False
+    tls_cert: str = ""
+    tls_key: str = ""
     hello_timeout: float = 10.0
     send_buffer_limit: int = 1 << 20
     flood_close_after: int = 200
@@ -156,14 +159,27 @@ _HELP: dict[str, tuple[str, str]] = {
     "allowed_origins": (
         "DDZ_ALLOWED_ORIGINS",
         "comma-separated origins (https://host[:port]) whose pages may open a websocket here,"
-        " besides this server's own page; others get HTTP 403 (empty: any origin)",
+        " besides this server's own page (scheme://Host of the request); others, Origin: null"
+        " included, get HTTP 403; * allows any page. Clients that send no Origin (the"
+        " terminal client, bots) are not affected",
     ),
     "metrics_host": ("DDZ_METRICS_HOST", "address --metrics-port listens on"),
     "metrics_port": (
         "DDZ_METRICS_PORT",
-        "port to serve /metrics on, on --metrics-host, and not on the game port (0: on the"
-        " game port)",
+        "port to serve /metrics (and /healthz) on, on --metrics-host (0: no such port)",
     ),
+    "metrics_on_game_port": (
+        "DDZ_METRICS_ON_GAME_PORT",
+        "also serve /metrics on the game port, to whoever reaches it (behind a proxy that"
+        " keeps it internal; env: 1 or 0). Off, and no --metrics-port: /metrics is served"
+        " nowhere",
+    ),
+    "tls_cert": (
+        "DDZ_TLS_CERT",
+        "PEM certificate chain to serve https and wss with (with --tls-key; read again on"
+        " SIGHUP). Empty: plain http and ws",
+    ),
+    "tls_key": ("DDZ_TLS_KEY", "PEM private key of --tls-cert"),
     "hello_timeout": (
         "DDZ_HELLO_TIMEOUT",
         "seconds a new connection has to say hello before it is closed (1008; 0: no limit)",
@@ -243,16 +259,31 @@ def _parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     for f in fields(Settings):
         var, text = _HELP[f.name]
         default: Any = getattr(defaults, f.name)
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(default, bool):  # --NAME / --no-NAME; env 1/0, true/false, yes/no
+            if var in env:
+                default = _switch(parser, var, env[var])
+            parser.add_argument(
+                flag,
+                action=argparse.BooleanOptionalAction,
+                default=default,
+                help=f"{text} (env {var})",
+            )
+            continue
         kind: Any = type(default) if default is not None else str
         if var in env:
             default = kind(env[var])
-        parser.add_argument(
-            "--" + f.name.replace("_", "-"),
-            type=kind,
-            default=default,
-            help=f"{text} (env {var})",
-        )
+        parser.add_argument(flag, type=kind, default=default, help=f"{text} (env {var})")
     return parser
+
+
+def _switch(parser: argparse.ArgumentParser, var: str, text: str) -> bool:
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("", "0", "false", "no", "off"):
+        return False
+    parser.error(f"{var} must be 1 or 0 (true or false), not {text!r}")
 
 
 def load_settings(
@@ -280,4 +311,6 @@ def load_settings(
         parse_origins(parsed.allowed_origins)
     except ValueError as exc:
         parser.error(f"--allowed-origins: {exc}")
+    if bool(parsed.tls_cert) != bool(parsed.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
     return Settings(**vars(parsed))

@@ -19,9 +19,11 @@ that finds it full is made inline at the fallback level (the table never waits),
 Workers are started with ``spawn`` (a fresh interpreter, no copy of the server's event
 loop, sockets or threads) and import the bots when they start; ``warm_up`` starts them ahead
 of the first decision. Each dies with the server, even one killed with SIGKILL
-(``server.children``), and ignores Ctrl-C, which is the server's to handle. The ``spawn``
-context's one helper process, multiprocessing's resource tracker, ignores both signals
-itself and ends once every process holding its pipe (the server and the workers) is gone.
+(``server.children.start_worker``: the first thing a worker does, before it imports the
+search code, so a worker still starting when the server is killed ends then too), and
+ignores Ctrl-C, which is the server's to handle. The ``spawn`` context's one helper
+process, multiprocessing's resource tracker, ignores both signals itself and ends once
+every process holding its pipe (the server and the workers) is gone: with them.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from typing import Any, Protocol, runtime_checkable
 from protocol.events import TableView
 from protocol.messages import Request
 from server.bots.base import BotPolicy, decide, policy_for
-from server.children import die_with_parent, ignore_interrupts
+from server.children import start_worker
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +72,7 @@ class HasDeadline(Protocol):
 class _Pool(ProcessPoolExecutor):
     """A pool whose workers start with SIGINT blocked (the mask is inherited through
     ``exec``): a Ctrl-C at the server's terminal, which reaches its whole process group,
-    cannot interrupt a worker still importing, before ``_warm`` ignores it for good."""
+    cannot interrupt a worker still importing, before ``start_worker`` ignores it for good."""
 
     def _spawn_process(self) -> None:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -78,15 +80,6 @@ class _Pool(ProcessPoolExecutor):
             super()._spawn_process()  # type: ignore[misc]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-
-
-def _warm(parent: int) -> None:
-    """Worker start: die with the server process ``parent`` (even when it is killed with
-    SIGKILL: nothing else would end an idle worker), leave Ctrl-C to it, and import the
-    search code now, not on the first decision."""
-    die_with_parent(parent)
-    ignore_interrupts()
-    import server.bots.strong  # noqa: F401
 
 
 def _ping() -> int:
@@ -138,8 +131,9 @@ class BotPool:
             self._executor = _Pool(
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_warm,
-                initargs=(os.getpid(),),
+                # (in a light module: the worker imports it before it asks to die with us)
+                initializer=start_worker,
+                initargs=(os.getpid(), "server.bots.strong"),
             )
         return self._executor
 

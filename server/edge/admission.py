@@ -72,31 +72,51 @@ def client_address(peer: str, headers: Headers, proxies: tuple[Network, ...]) ->
     return named or peer
 
 
+#: ``--allowed-origins`` naming this lets any page open a websocket here (the operator's
+#: explicit choice; empty allows only this server's own page).
+ANY_ORIGIN = "*"
+
+
 def parse_origins(text: str) -> frozenset[str]:
     """``"https://ddz.example, http://localhost:8765"``: the allowed origins, as browsers
-    send them (scheme://host[:port], lower case, no path)."""
+    send them (scheme://host[:port], lower case, no path); ``*``: any."""
     origins = set()
     for part in text.split(","):
         origin = part.strip().rstrip("/").lower()
         if not origin:
             continue
+        if origin == ANY_ORIGIN:
+            origins.add(origin)
+            continue
         scheme, sep, rest = origin.partition("://")
         if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
-            raise ValueError(f"{part.strip()!r} is not an origin (https://host[:port])")
+            raise ValueError(f"{part.strip()!r} is not an origin (https://host[:port]) nor *")
         origins.add(origin)
     return frozenset(origins)
 
 
-def origin_allowed(headers: Headers, allowed: frozenset[str]) -> bool:
-    """Whether a websocket upgrade with these headers may open: any when no origin is
-    listed; else one with no ``Origin`` (not a browser's page), one from this server's own
-    page (the origin's host is the request's ``Host``), or a listed one."""
+def request_scheme(peer: str, headers: Headers, proxies: tuple[Network, ...], tls: bool) -> str:
+    """The scheme the browser used to reach us: ``https`` on a TLS listener, else ``http``,
+    unless a trusted proxy says otherwise (``X-Forwarded-Proto``: it ended the TLS)."""
+    if proxies and _trusted(peer, proxies):
+        said = headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+        if said in ("http", "https"):
+            return said
+    return "https" if tls else "http"
+
+
+def origin_allowed(headers: Headers, allowed: frozenset[str], scheme: str) -> bool:
+    """Whether a websocket upgrade with these headers, reached over ``scheme``, may open:
+    one with no ``Origin`` (not a browser's page: the terminal client, bots), one from
+    this server's own page (``scheme://Host``, the host the request came to), a listed
+    one, or any when ``*`` is listed. Anything else, ``Origin: null`` included (a sandboxed
+    frame, a file), is refused."""
     origin = headers.get("Origin")
-    if not allowed or origin is None:
+    if origin is None or ANY_ORIGIN in allowed:
         return True
     origin = origin.strip().lower()
     host = headers.get("Host", "").strip().lower()
-    if host and origin.partition("://")[2] == host:
+    if host and origin == f"{scheme}://{host}":
         return True
     return origin in allowed
 
@@ -151,6 +171,11 @@ class Admission:
         """The client address of ``ws``, which sent ``request``."""
         peer = ws.remote_address
         return client_address(peer[0] if peer else "", request.headers, self.proxies)
+
+    def scheme(self, ws: WebSocket, request: Request, tls: bool) -> str:
+        """The scheme ``ws``'s client reached us by (``request_scheme``)."""
+        peer = ws.remote_address
+        return request_scheme(peer[0] if peer else "", request.headers, self.proxies, tls)
 
     def admit(self, ws: WebSocket, request: Request) -> Refusal | None:
         """Count ``ws``'s upgrade in, or say why not; it counts until its socket is lost

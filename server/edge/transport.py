@@ -2,17 +2,22 @@
 
 Binary frames in, ``App.receive`` decides, messages out. ``GET /healthz`` answers 200 without
 upgrading (503 while Redis does not answer), from the moment the process listens, before
-the stored rooms are back; ``/metrics`` is served here, or only on ``--metrics-port``. Only
-GET and HEAD are answered (HEAD without a body; anything else 405). A new connection past the
-caps is refused before the upgrade (``server.edge.admission``), as is one from a page whose
-``Origin`` is not allowed (``--allowed-origins``); an address whose connections were closed
+the stored rooms are back; ``/metrics`` is served on ``--metrics-port`` (its own address),
+and here only when asked (``--metrics-on-game-port``: behind a proxy that keeps it
+internal), else nowhere. Only GET and HEAD are answered (HEAD without a body; anything else
+405). A new connection past the caps is refused before the upgrade
+(``server.edge.admission``), as is one from a page other than this server's own or one
+listed in ``--allowed-origins`` (``Origin: null`` too; no ``Origin``, as the terminal client
+and bots send, is not a page); an address whose connections were closed
 for flooding or for breaking the protocol waits before its next upgrade
 (``server.edge.flood.FloodRecord``); one that has not said hello within ``hello_timeout`` is
 closed (1008, "no hello within N s"). SIGTERM and SIGINT (Ctrl-C), even one that comes while the
 process starts, stop accepting, stop the rooms' clocks and bots, hand the rooms to other
 processes, close every connection with code 1001 and a reason, and return within the
 shutdown grace; the children (embedded Redis, bot workers) never see the terminal's
-Ctrl-C, and die with the process even when it is killed (``server.children``).
+Ctrl-C, and die with the process even when it is killed (``server.children``). With
+``--tls-cert`` and ``--tls-key`` the port speaks https and wss, and SIGHUP reads the
+certificate again (``server.edge.tls``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import errno
 import gc
 import logging
 import signal
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -38,9 +44,11 @@ from server.edge.flood import FloodRecord, TokenBucket
 from server.edge.frames import GOING_AWAY
 from server.edge.gc_pacing import GcPacer
 from server.edge.hub import Connection
+from server.edge.tls import Certificates, describe
 from server.edge.websocket import Handler, WebSocket, WebSocketServer
 from server.settings import Settings
 from server.store.addresses import AddressStore
+from server.store.clients import TIMEOUT as REPLY_TIMEOUT
 from server.store.embedded import EmbeddedRedis
 from server.store.errors import StoreUnavailable
 from server.store.group_commit import ReplicaWait
@@ -71,6 +79,8 @@ class _Listener:
         self._starting: asyncio.Future[None] | None = None
         self.floods = FloodRecord()
         self.origins = parse_origins(app.settings.allowed_origins)
+        #: Whether this listener speaks TLS (the scheme of this server's own page).
+        self.tls = bool(app.settings.tls_cert)
 
     def arrived(self, ws: WebSocket) -> tuple[HTTPStatus, str] | None:
         refusal = self.admission.arrived(ws)
@@ -91,15 +101,16 @@ class _Listener:
         app = self.app
         if request.path == "/healthz":
             return await healthz(app, ws)
-        if request.path == "/metrics" and not app.settings.metrics_port:
-            return metrics(app)
+        if request.path == "/metrics" and app.settings.metrics_on_game_port:
+            return metrics(app)  # (else the page's 404: served on --metrics-port, or nowhere)
         page = web.answer(request)  # the browser table: GET / and its assets, else 404
         if page is not None:
             return page
         if not app.accepting and not await self._taking_players(STARTING_WAIT):
             # starting: nothing yet to hear from other processes
             return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "starting: retry\n")
-        if not origin_allowed(request.headers, self.origins):
+        scheme = self.admission.scheme(ws, request, self.tls)
+        if not origin_allowed(request.headers, self.origins, scheme):
             app.metrics.refused_connections.labels("origin").inc()
             return ws.respond(HTTPStatus.FORBIDDEN, "this page's origin may not connect here\n")
         wait = self.floods.wait(self.admission.address(ws, request), time.monotonic())
@@ -130,12 +141,20 @@ class _Listener:
 
 async def healthz(app: App, ws: WebSocket) -> Response:
     """200 while Redis answers, else 503 (during an outage, saying since how long the rooms
-    have been paused). It asks Redis each time, and tells the process's health what it
-    found, so it says "back" as soon as Redis is."""
-    if await app.store.ping():
-        app.health.answered()
-        return ws.respond(HTTPStatus.OK, "ok\n")
-    app.health.failed(StoreUnavailable("no answer to PING"))
+    have been paused). While the storage is up it asks Redis each time, and tells the
+    process's health what it found; once it is known down it answers 503 at once (a
+    stopped Redis would hold each PING for its timeouts, seconds), and the health's probe,
+    four times a second, says "back" as soon as Redis is. Its own PING waits no longer than
+    a reply may take (``REPLY_TIMEOUT``), not for the client's retries."""
+    if not app.health.down:
+        answered = False
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                answered = await app.store.ping()
+        if answered:
+            app.health.answered()
+            return ws.respond(HTTPStatus.OK, "ok\n")
+        app.health.failed(StoreUnavailable(f"no answer to PING in {REPLY_TIMEOUT:g} s"))
     since = app.health.down_since
     down = 0.0 if since is None else max(app.health.clock() - since, 0.0)
     text = f"redis unreachable for {down:.1f} s: rooms paused\n"
@@ -251,7 +270,12 @@ async def serve_app(
     # Messages are small msgpack maps and no extension is negotiated: a deflate context per
     # connection would cost tens of KB of memory each (~70 KB a player in the load test).
     server = WebSocketServer(_Listener(app, admission), max_size=HARD_FRAME_LIMIT)
-    await listen(server, s.host, s.port, "--port / DDZ_PORT")
+    certificates = load_certificates(s)
+    tls = None if certificates is None else certificates.context
+    await listen(server, s.host, s.port, "--port / DDZ_PORT", tls)
+    if certificates is not None:  # certificates renew: SIGHUP reads the files again
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, certificates.reload)
     scrape: WebSocketServer | None = None
     if s.metrics_port:
         scrape = WebSocketServer(_MetricsListener(app), max_size=1024, keepalive=0)
@@ -259,7 +283,7 @@ async def serve_app(
         log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
     try:
         kind = type(asyncio.get_running_loop()).__module__.split(".")[0]
-        page = f"http://{browsable(s.host)}:{s.port}/"
+        page = f"{'https' if tls else 'http'}://{browsable(s.host)}:{s.port}/"
         log.info(
             "ddz-server listening on port %d: open %s in a browser (event loop: %s)",
             s.port,
@@ -274,6 +298,9 @@ async def serve_app(
         server.stop_accepting()
         if scrape is not None:
             scrape.stop_accepting()
+        if certificates is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
     try:  # stop the rooms and hand them over; a step that hangs must not keep us up
         await asyncio.wait_for(app.close(), s.shutdown_grace)
     except TimeoutError:
@@ -283,11 +310,24 @@ async def serve_app(
         await asyncio.wait_for(server.wait_closed(), s.shutdown_grace)
 
 
-async def listen(server: WebSocketServer, host: str, port: int, setting: str) -> None:
+def load_certificates(settings: Settings) -> Certificates | None:
+    """The listener's TLS certificate (``--tls-cert``, ``--tls-key``), or None for plain
+    http and ws; files that do not load end the process with one line that says why."""
+    if not settings.tls_cert:
+        return None
+    try:
+        return Certificates(settings.tls_cert, settings.tls_key)
+    except (OSError, ssl.SSLError) as exc:
+        raise SystemExit(f"ddz-server: --tls-cert / --tls-key: {describe(exc)}") from None
+
+
+async def listen(
+    server: WebSocketServer, host: str, port: int, setting: str, tls: ssl.SSLContext | None = None
+) -> None:
     """Start ``server`` on ``host``:``port``; a port that cannot be had ends the process
     with one line that says so and names the ``setting`` to change (no traceback)."""
     try:
-        await server.start(host, port)
+        await server.start(host, port, tls=tls)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             why = f"port {port} on {host} is in use (another ddz-server?)"
@@ -453,6 +493,7 @@ def run(settings: Settings) -> None:
     )
     for sig in (signal.SIGTERM, signal.SIGINT):  # until the loop handles them (_run)
         signal.signal(sig, _early_signal)
+    load_certificates(settings)  # files that do not load: said now, before Redis starts
     embedded: EmbeddedRedis | None = None
     if settings.redis_url:
         url = settings.redis_url

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import ssl
 from enum import Enum
 from http import HTTPStatus
 from typing import Protocol, cast
@@ -564,9 +565,19 @@ class WebSocketServer:
         self.heap = HeapTrimmer()
         self._pinger: asyncio.Task[None] | None = None
 
-    async def start(self, host: str, port: int, *, backlog: int = 511) -> None:
+    async def start(
+        self, host: str, port: int, *, backlog: int = 511, tls: ssl.SSLContext | None = None
+    ) -> None:
+        """Listen on ``host``:``port``; with ``tls``, every connection is TLS first (its
+        handshake bounded as the request's head is)."""
         self._server = await self.loop.create_server(
-            lambda: WebSocket(self), host, port, backlog=backlog, reuse_address=True
+            lambda: WebSocket(self),
+            host,
+            port,
+            backlog=backlog,
+            reuse_address=True,
+            ssl=tls,
+            ssl_handshake_timeout=self.head_timeout if tls is not None else None,
         )
         if self.keepalive > 0:
             self._pinger = self.loop.create_task(self._keep_alive())

@@ -374,10 +374,17 @@ class Match:
     def pause_over(self, paused: float, now: float) -> list[Outgoing]:
         """The match was paused ``paused`` seconds (its storage was down): the running
         clock's deadline moves on by as much, so it has the time it had left when the pause
-        began. Tells everyone the new deadline; nothing when no clock runs."""
+        began, and never more than its whole length (a pause counted from Redis's last
+        answer may begin a moment before a clock that started just then). A clock held
+        after a restart keeps its grace. Tells everyone the new deadline; nothing when no
+        clock runs."""
         if self.deadline is None or self.phase == "over" or paused <= 0:
             return []
-        self.deadline += paused
+        moved = self.deadline + paused
+        clock = self._clock_for(self.phase)
+        if clock is not None and self.held is None:
+            moved = min(moved, max(now + clock, self.deadline))
+        self.deadline = moved
         return [(EVERYONE, self._clock_prompt(now))]
 
     def start_held_clock(self, now: float) -> list[Outgoing]:

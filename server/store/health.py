@@ -13,6 +13,14 @@ stop, their bots wait, their people are told, and requests are refused with
 matcher, the lease keeper) tell it of a failure and log it only when it is not the
 outage's (``failed`` says), or ask ``quiet``, so an outage is two
 lines in the log, not one per attempt.
+
+When did it go down? A Redis that stops answering (stopped, hung, cut off by the network)
+is noticed only when a call's reply is overdue, seconds later, and the call that notices may
+have begun well after the stall did. So while the storage is up a heartbeat (``start``:
+the same PING, as often as the probe) keeps when Redis last answered, and an outage counts
+from that moment: the clocks the rooms give back (``Room.pause_over``) are the time each
+had then, not the time left once the outage was noticed. (The heartbeat only keeps the
+time of its answers: it marks nothing down.)
 """
 
 from __future__ import annotations
@@ -53,6 +61,10 @@ class StoreHealth:
         self.down_since: float | None = None
         #: Outages since the process started.
         self.outages = 0
+        #: When Redis last answered (the heartbeat's, or any call told ``answered``), on
+        #: ``clock``; None before the first answer.
+        self.last_answer: float | None = None
+        self._beating: asyncio.Task[None] | None = None
         self._on_down: list[OnDown] = []
         self._on_back: list[OnBack] = []
         self._probing: asyncio.Task[None] | None = None
@@ -76,15 +88,18 @@ class StoreHealth:
 
     def failed(self, exc: StoreError, since: float | None = None) -> bool:
         """A call failed with ``exc`` (begun at ``since``, else now). Marks the storage down
-        unless Redis answered (a conflict, a fencing refusal) or it is down already. True
-        when the failure is the outage's (said in the log already: the caller says
-        nothing more)."""
+        (from when Redis last answered, if known, else from ``since``) unless Redis
+        answered (a conflict, a fencing refusal) or it is down already. True when the
+        failure is the outage's (said in the log already: the caller says nothing more)."""
         if isinstance(exc, StoreConflict):
             return False
         if self.down_since is not None:
             return True
         now = self.clock()
-        self.down_since = down = now if since is None else min(since, now)
+        began = now if since is None else min(since, now)
+        # from the last answer, when one is known: the stall began after it
+        last = self.last_answer
+        self.down_since = down = began if last is None else min(last, now)
         self._up.clear()
         self.outages += 1
         log.warning("storage down (%s): rooms paused until it answers", exc)
@@ -96,8 +111,23 @@ class StoreHealth:
 
     def answered(self) -> None:
         """A call was answered: the storage is back if it was down."""
+        self.last_answer = self.clock()
         if self.down_since is not None:
             self._back()
+
+    def start(self) -> None:
+        """Start the heartbeat: while the storage is up, PING every ``interval`` and keep
+        when Redis answered (``last_answer``). A PING that fails marks nothing: the parts'
+        own calls say when the storage is down."""
+        if self._beating is None:
+            self._beating = asyncio.get_running_loop().create_task(self._beat())
+
+    async def _beat(self) -> None:
+        while True:
+            await self._up.wait()
+            if await self.probe():
+                self.last_answer = self.clock()
+            await asyncio.sleep(self.interval)
 
     def _back(self) -> None:
         since, now = self.down_since, self.clock()
@@ -120,11 +150,15 @@ class StoreHealth:
         while self.down_since is not None:
             await asyncio.sleep(self.interval)
             if await self.probe():
+                self.last_answer = self.clock()
                 self._back()
                 return
 
     def close(self) -> None:
-        """Stop probing (the process is going down)."""
+        """Stop probing and the heartbeat (the process is going down)."""
         if self._probing is not None:
             self._probing.cancel()
             self._probing = None
+        if self._beating is not None:
+            self._beating.cancel()
+            self._beating = None

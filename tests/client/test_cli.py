@@ -155,3 +155,60 @@ def test_bad_words_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixtu
         parse_args(argv)
     assert exc.value.code == 2
     assert "deal" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("abc\u202efed", "U+202E"),  # right-to-left override
+        ("Ann\x1b[2J", "U+001B"),  # ESC
+        ("a\u200db", "U+200D"),  # zero-width joiner
+        ("a\nb", "U+000A"),  # a line break inside
+        ("normal bot 1", "bot"),
+        ("Admin\u3164", "U+3164"),  # a Hangul filler: draws nothing
+    ],
+)
+def test_a_name_that_is_not_one_says_why_and_exits_2(
+    name: str, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 34): these printed a pydantic traceback once the client built its
+    hello; now the command line refuses them as it does a name too long."""
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--name", name, "practice"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --name" in err and why in err
+    assert "Traceback" not in err and "ValidationError" not in err
+    assert "\x1b" not in err and "\u202e" not in err  # the refusal does not repeat it
+
+
+def test_a_bad_name_in_ddz_name_is_refused_the_same_way(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DDZ_NAME", "a\u202eb")
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["practice"])
+    assert exc.value.code == 2 and "U+202E" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Ａｄｍｉｎ", "Admin"),  # full-width look-alikes
+        ("Admin\ufe0f", "Admin"),  # a variation selector dropped
+        ("Ann" + " " * 72, "Ann"),
+        ("  Ann \u3000  B  ", "Ann B"),
+    ],
+)
+def test_a_name_is_normalised_as_the_server_keeps_it(typed: str, kept: str) -> None:
+    assert parse_args(["--name", typed, "practice"]).name == kept
+
+
+def test_the_login_name_is_a_name_or_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    import client.cli
+
+    monkeypatch.delenv("DDZ_NAME", raising=False)
+    monkeypatch.setattr(client.cli.getpass, "getuser", lambda: "bot")
+    assert parse_args(["practice"]).name == "player"
+    monkeypatch.setattr(client.cli.getpass, "getuser", lambda: "ａｎｎ")
+    assert parse_args(["practice"]).name == "ann"

@@ -6,6 +6,7 @@ terminal client printing it had its window title changed and its screen cleared.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import msgpack
@@ -92,9 +93,9 @@ def test_whatever_is_accepted_is_printable_stripped_and_bounded(text: str) -> No
         name = checked_name(text)
     except ValueError:
         return
-    assert 1 <= len(name) <= NAME_MAX and name == name.strip()
+    assert 1 <= len(name) <= NAME_MAX and name == name.strip() and "  " not in name
     assert not any(unicodedata.category(char) in REFUSED_CATEGORIES for char in name)
-    assert is_name(name)
+    assert is_name(name) and checked_name(name) == name  # normalising again changes nothing
 
 
 @pytest.mark.parametrize("message", [JoinRoom, Watch])
@@ -116,7 +117,7 @@ def test_a_room_code_is_letters_and_digits(message: type[JoinRoom | Watch]) -> N
         ("\u0301\u0301", "visible"),  # marks on nothing
         ("\u3164\u00a0\u3000\u3164", "visible"),  # fillers around no-break and ideographic spaces
         ("Z" + "\u0336\u0334\u0335\u0337\u0338" * 4 + "a", "combining marks"),  # 20 marks
-        ("a" + "\u0301" * (5), "combining marks"),
+        ("x" + "\u0301" * (5), "combining marks"),  # (no precomposed x with an acute)
         ("easy bot 1", "bot"),
         ("Normal Bot 2", "bot"),
         ("strong  bot 0 (2)", "bot"),
@@ -139,7 +140,6 @@ def test_invisible_stacked_or_bot_like_names_are_refused_with_a_reason(name: str
         "Nguye\u0302\u0303n",  # decomposed: two marks on one letter
         "กุ้ง",  # Thai: a vowel sign and a tone mark stacked
         "שָׁלוֹם",  # Hebrew points
-        "ㅎㅎ",  # Hangul letters that do draw
         "Robot Rita",
         "bot lover",
         "Abbott",
@@ -147,7 +147,50 @@ def test_invisible_stacked_or_bot_like_names_are_refused_with_a_reason(name: str
     ],
 )
 def test_names_of_every_script_and_ones_that_merely_mention_bots_are_kept(name: str) -> None:
-    assert checked_name(name) == name
+    """Kept as typed, in NFKC (the decomposed Vietnamese is composed)."""
+    assert checked_name(name) == unicodedata.normalize("NFKC", name)
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Ａｄｍｉｎ", "Admin"),  # full-width look-alikes are the plain letters
+        ("Admin\ufe0f", "Admin"),  # a variation selector picks a glyph: dropped
+        ("\u2764\ufe0f Lily", "\u2764 Lily"),  # ... as an emoji keyboard adds it
+        ("Ann" + " " * 72, "Ann"),  # (96 characters at most as sent, 24 once normalised)
+        ("Ann  \u00a0 \u3000B", "Ann B"),  # inner runs of spaces: one space
+        ("\u3000Ann\u2003", "Ann"),
+        ("ﬁsh", "fish"),  # the ligature is its letters
+        ("ㅎㅎ", "ㅎㅎ"),  # Hangul letters typed alone are kept, not made conjoining jamo
+        ("ㅎㅏ", "ㅎㅏ"),  # ... nor composed into a syllable
+    ],
+)
+def test_a_name_is_normalised_before_it_is_checked(typed: str, kept: str) -> None:
+    """Issue 35: full-width look-alikes of other names, U+FE0F, and a name followed by 72
+    spaces were accepted as they were."""
+    assert checked_name(typed) == kept
+    assert Hello(name=typed, version=1).name == kept
+    assert is_name(kept) and is_name(typed) == (typed == kept)
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("ＥＡＳＹ　ＢＯＴ　１", "bot"),  # checked as what it normalises to
+        ("ｂｏｔ", "bot"),
+        ("Admin\u3164", "U+3164"),  # a letter that draws nothing, beside visible ones
+        ("Admin\u2800", "U+2800"),
+        ("a\u034fb", "U+034F"),  # the combining grapheme joiner
+        ("a\u200db", "U+200D"),  # the zero-width joiner (format)
+        ("ab\u2060", "U+2060"),  # the word joiner (format)
+        ("x" * 20 + "\ufdfa", "1 to 24"),  # one character that is 18 once normalised
+    ],
+)
+def test_invisible_characters_and_look_alikes_are_refused_once_normalised(
+    name: str, why: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        checked_name(name)
 
 
 def test_a_stored_name_that_is_no_longer_a_name_comes_back_as_the_fallback() -> None:

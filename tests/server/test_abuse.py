@@ -35,6 +35,10 @@ def http_get(url: str, path: str) -> tuple[int, str]:
         return int(error.code), error.read().decode()
 
 
+#: /metrics is served nowhere by default: these servers serve it on their game port.
+METRICS = {"metrics_on_game_port": True}
+
+
 async def healthz(srv: RunningServer) -> int:
     status, _ = await asyncio.to_thread(http_get, srv.url, "/healthz")
     return status
@@ -145,7 +149,9 @@ async def test_a_flood_of_valid_pings_draws_a_few_replies_then_a_1008_close(
 
 async def test_a_flood_is_counted_in_the_metrics(redis_url: str) -> None:
     async with (
-        running_server(redis_url, rate_limit=20.0, rate_burst=5, flood_close_after=50) as srv,
+        running_server(
+            redis_url, rate_limit=20.0, rate_burst=5, flood_close_after=50, **METRICS
+        ) as srv,
         connect(srv.url) as ws,
     ):
         await flood(ws, b"\xc1")
@@ -192,7 +198,7 @@ async def test_connections_from_one_address_are_capped_and_healthz_still_answers
     redis_url: str,
 ) -> None:
     async with (
-        running_server(redis_url, max_connections_per_address=2) as srv,
+        running_server(redis_url, max_connections_per_address=2, **METRICS) as srv,
         connect(srv.url),
     ):
         async with connect(srv.url):

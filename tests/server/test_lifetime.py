@@ -88,6 +88,54 @@ async def test_kill_9_of_the_server_leaves_no_child_running(tmp_path: Path) -> N
     assert not left, {pid: children[pid] for pid in left}
 
 
+def server_code_in(pid: int) -> bool:
+    """Whether process ``pid`` has loaded the server's code (pydantic's compiled core, which
+    the protocol's messages import and ``server.children`` does not)."""
+    try:
+        return "pydantic_core" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+async def test_a_server_killed_while_its_workers_start_leaves_none_running_on(
+    tmp_path: Path,
+) -> None:
+    """Regression (issue 35): a kill -9 soon after the start left the two bot workers and
+    the resource tracker running for 7-16 s: a worker imported the whole server (the
+    main module, then the pool's module) before its first own line asked to die with its
+    parent, and went on importing, orphaned. Now it asks first: killed as the workers
+    appear, no child goes on to load the server's code, and all are gone at once."""
+    port = free_port()
+    log = tmp_path / "server.log"
+    args = [sys.executable, "-m", "server", "--port", str(port), "--data-dir", str(tmp_path)]
+    args += ["--bot-pool-start", "warm"]
+    with log.open("ab") as out:
+        server = await asyncio.create_subprocess_exec(*args, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(
+            "multiprocessing.spawn" in processes.command_line(pid)
+            for pid in processes.descendants(server.pid)
+        ):
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.005)
+        children = {pid: processes.command_line(pid) for pid in processes.descendants(server.pid)}
+    finally:
+        server.kill()  # SIGKILL
+        await server.wait()
+    killed = time.monotonic()
+    left = [pid for pid in children if processes.alive(pid)]
+    # (a worker that had loaded it already asked to die with the server: it is dying)
+    loaded = {pid for pid in left if server_code_in(pid)}
+    went_on: set[int] = set()  # orphans that loaded the server's code after the kill
+    while left and time.monotonic() < killed + GONE_WITHIN:
+        went_on |= {pid for pid in left if pid not in loaded and server_code_in(pid)}
+        await asyncio.sleep(0.005)
+        left = [pid for pid in left if processes.alive(pid)]
+    assert not left, {pid: children[pid] for pid in left}
+    assert not went_on, {pid: children[pid] for pid in went_on}
+
+
 async def test_ctrl_c_is_a_clean_shutdown_that_gives_the_leases_up(tmp_path: Path) -> None:
     """Regression (issue 11, item 8): Ctrl-C at the terminal also reached the embedded
     Redis and the workers: two KeyboardInterrupt tracebacks, then "could not release room

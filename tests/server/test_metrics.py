@@ -10,6 +10,9 @@ from protocol.events import MatchEnded, SeatControl
 from protocol.messages import CreateRoom, ReadyRequest, SeatBot, SetBotSpeed, StartPractice
 from tests.server.wire import AutoSeat, running_server, wire_client
 
+#: /metrics is served nowhere by default: these servers serve it on their game port.
+METRICS = {"metrics_on_game_port": True}
+
 
 def scrape(url: str) -> str:
     http = url.replace("ws://", "http://") + "/metrics"
@@ -26,7 +29,7 @@ def value(text: str, sample: str) -> float:
 
 
 async def test_metrics_count_connections_rooms_requests_and_latency(redis_url: str) -> None:
-    async with running_server(redis_url) as srv, wire_client(srv.url) as (client, _):
+    async with running_server(redis_url, **METRICS) as srv, wire_client(srv.url) as (client, _):
         seat = AutoSeat(client)
         await client.send(StartPractice(deals=1, speed="instant"))
         await seat.until(MatchEnded, timeout=60)
@@ -43,7 +46,10 @@ async def test_metrics_count_connections_rooms_requests_and_latency(redis_url: s
 
 async def test_metrics_count_timeouts_and_takeovers(redis_url: str) -> None:
     clocks = {"bid_timeout": 0.1, "play_timeout": 0.1, "ready_timeout": 0.2}
-    async with running_server(redis_url, **clocks) as srv, wire_client(srv.url) as (client, _):
+    async with (
+        running_server(redis_url, **clocks, **METRICS) as srv,
+        wire_client(srv.url) as (client, _),
+    ):
         await client.send(CreateRoom(deals=3))
         await client.send(SetBotSpeed(speed="instant"))
         await client.send(SeatBot(level="easy"))
@@ -62,7 +68,7 @@ async def test_metrics_count_timeouts_and_takeovers(redis_url: str) -> None:
 async def test_the_garbage_collectors_pauses_are_observed_while_the_server_runs(
     redis_url: str,
 ) -> None:
-    async with running_server(redis_url) as srv:
+    async with running_server(redis_url, **METRICS) as srv:
         before = value(await asyncio.to_thread(scrape, srv.url), FULL_PAUSES)
         gc.collect()
         assert value(await asyncio.to_thread(scrape, srv.url), FULL_PAUSES) == before + 1

@@ -18,6 +18,7 @@ from protocol.messages import (
     ListRooms,
     RoomList,
     Snapshot,
+    Welcome,
 )
 from tests.server.wire import WireClient, running_server, wire_client
 
@@ -62,3 +63,28 @@ async def test_a_name_stored_before_names_were_checked_comes_back_printable(
         await srv.app.store.save_session(token, fields)
         async with wire_client(srv.url, "Ann", token=token) as (_, back):
             assert back.resumed and back.name == "Ann]0;pwned[2J"
+
+
+async def test_a_name_is_normalised_before_it_is_checked_and_kept(redis_url: str) -> None:
+    """Issue 35: "Ａｄｍｉｎ" (full-width), "Admin" with U+FE0F, and a name followed by 72
+    spaces were kept as sent. Now each is kept as the name it reads as; a full-width bot's
+    name is refused as the bot's name it is."""
+    async with running_server(redis_url) as srv:
+        sent_and_kept = [
+            ("Ａｄｍｉｎ", "Admin"),
+            ("Admin\ufe0f", "Admin"),
+            ("Ann" + " " * 72, "Ann"),
+        ]
+        for sent, kept in sent_and_kept:
+            async with connect(srv.url) as ws:  # as sent: not through this side's Hello
+                client = WireClient(ws)
+                hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": sent}
+                await client.send_raw(msgpack.packb(hello))
+                assert (await client.recv_type(Welcome)).name == kept
+        async with connect(srv.url) as ws:
+            client = WireClient(ws)
+            for bad in ("ＮＯＲＭＡＬ ＢＯＴ １", "Admin\u3164"):
+                hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": bad}
+                await client.send_raw(msgpack.packb(hello))
+                error = await client.recv_type(Error)
+                assert error.code == ErrorCode.MALFORMED and bad not in error.message

@@ -77,6 +77,7 @@ async def play_across_processes(
     prefix = unique_prefix()
     store = ["--redis-url", url, "--key-prefix", prefix]
     extra = ("--lease-ttl", str(lease_ttl), "--forward-timeout", "1", "--quick-match-wait", "60")
+    extra += ("--metrics-on-game-port",)  # (read below: metric)
     servers = [
         ServerProcess(free_port(), store, tmp_path / f"server{i}.log", *extra) for i in range(3)
     ]

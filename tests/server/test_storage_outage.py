@@ -24,13 +24,17 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from websockets.asyncio.client import connect
 
 from protocol.errors import ErrorCode
 from protocol.events import BidMade, DealStarted, LandlordChosen, MatchEnded, TurnStarted
 from protocol.messages import (
+    PROTOCOL_VERSION,
     BidRequest,
     CreateRoom,
     Error,
+    Hello,
+    ListRooms,
     Paused,
     ReadyRequest,
     Resumed,
@@ -40,6 +44,7 @@ from protocol.messages import (
 )
 from server.game.deal import SEATS
 from server.game.journal import replay
+from server.store.clients import TIMEOUT as REPLY_TIMEOUT
 from server.store.embedded import EmbeddedRedis
 from tests.redis_sentinel import SentinelProcesses
 from tests.redis_server import RedisProcess
@@ -448,3 +453,79 @@ def bid_of(record: dict[str, Any]) -> tuple[int, int]:
     """A bidding command of the journal as its ``BidMade`` shows it (a pass bids 0)."""
     cmd = record["cmd"]
     return cmd["seat"], cmd["value"] if cmd["type"] == "Bid" else 0
+
+
+#: A bid clock long enough to outlast noticing a stopped Redis (its calls' timeouts and
+#: retries: up to about 8 s) with time to spare.
+LONG_BID_CLOCK = 30.0
+#: Seconds an answer may take once the storage is known down: "at once".
+AT_ONCE = 0.5
+
+
+async def test_a_stopped_redis_known_down_is_answered_at_once_and_the_clock_stops_when_it_stopped(
+    tmp_path: Path,
+) -> None:
+    """Issue 35: with Redis stopped (SIGSTOP) and the outage known, /healthz waited for a
+    PING of its own (200 after 7.5 s of an 8 s stall, 503 after 8.2 s of a 25 s one) and
+    a new hello for its session's write (7.5 s, or 24.5 s for storage_unavailable); and
+    the seat on turn lost the seconds it took to notice (its clock stopped when the outage
+    was noticed, 1.8 s after Redis stopped). Now both are answered at once, and the clock
+    gets back the time it had when Redis last answered, just before it stopped."""
+    redis = RedisProcess(tmp_path / "redis").start()
+    stopped = False
+    try:
+        timing = {"bid_timeout": LONG_BID_CLOCK, "bot_speed": "instant"}
+        async with running_server(redis.url, SeatZeroBidsFirst(), **timing) as srv:
+            async with timed_match(srv) as (player, watcher, code):
+                turn = await my_turn(player, srv, code)
+                assert turn.action == "bid" and turn.deadline is not None
+                marks = {id(c): len(c.received) for c in (player, watcher)}
+                assert redis.process is not None
+                stopped_at = time.time()
+                os.kill(redis.process.pid, signal.SIGSTOP)  # the player thinks: no request
+                stopped = True
+                # noticed by whatever call comes next (here a /healthz: its PING times out,
+                # after one reply's time, not the Redis client's three tries: 8.2 s before)
+                began = time.monotonic()
+                first = await get(srv, "/healthz")
+                assert first.startswith(b"HTTP/1.1 503"), first
+                assert time.monotonic() - began < REPLY_TIMEOUT + 1.5, time.monotonic() - began
+                assert srv.app.health.down
+                paused: Paused = await got(player, Paused, marks[id(player)])
+                # the outage counts from Redis's last answer: a heartbeat's, just before
+                assert stopped_at - 1.0 <= paused.since <= stopped_at, paused.since - stopped_at
+
+                # known down: /healthz and requests that need the storage answer at once
+                began = time.monotonic()
+                health = await get(srv, "/healthz")
+                assert time.monotonic() - began < AT_ONCE, time.monotonic() - began
+                assert health.startswith(b"HTTP/1.1 503") and b"rooms paused" in health
+                async with connect(srv.url) as ws:
+                    newcomer = WireClient(ws)
+                    began = time.monotonic()
+                    await newcomer.send(Hello(name="Cy", version=PROTOCOL_VERSION))
+                    error = await newcomer.recv_type(Error, WAIT)
+                    assert time.monotonic() - began < AT_ONCE, time.monotonic() - began
+                    assert error.code == ErrorCode.STORAGE_UNAVAILABLE
+                began = time.monotonic()
+                await watcher.send(ListRooms())  # a lobby request, of a session opened before
+                error = await got(watcher, Error, marks[id(watcher)])
+                assert time.monotonic() - began < AT_ONCE, time.monotonic() - began
+                assert error.code == ErrorCode.STORAGE_UNAVAILABLE
+
+                marks = {id(c): len(c.received) for c in (player, watcher)}
+                os.kill(redis.process.pid, signal.SIGCONT)
+                stopped = False
+                resumed = await got(player, Resumed, marks[id(player)])
+                after = next(i for i, m in enumerate(player.received) if m is resumed) + 1
+                prompt: TurnStarted = await got(player, TurnStarted, after)
+                assert prompt.seat == 0 and prompt.deadline is not None
+                left = prompt.deadline - prompt.server_time
+                had = turn.deadline - stopped_at  # when Redis stopped
+                # the time it had then (or a little more: Redis's last answer came before)
+                assert had - 0.1 <= left <= had + 1.0, (left, had)
+            assert (await get(srv, "/healthz")).startswith(b"HTTP/1.1 200")
+    finally:
+        if stopped and redis.process is not None:
+            os.kill(redis.process.pid, signal.SIGCONT)
+        redis.stop()

@@ -247,6 +247,8 @@ test("the language comes from the browser's list", () => {
 
 test("names and backoff as the server wants them", () => {
   assert.equal(cleanName("  ann  "), "ann");
+  assert.equal(cleanName("ann" + " ".repeat(72)), "ann");
+  assert.equal(cleanName("a" + " ".repeat(30) + "b"), "a b"); // not cut to "a" and spaces
   assert.equal(cleanName(""), "player");
   assert.equal(Array.from(cleanName("🂡".repeat(30))).length, 24);
 });

@@ -22,7 +22,8 @@ from tests.web.browser import WebServer
 
 @pytest.fixture(scope="module")
 def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    s = WebServer(redis_url, tmp_path_factory.mktemp("serve") / "server.log", [])
+    log = tmp_path_factory.mktemp("serve") / "server.log"
+    s = WebServer(redis_url, log, ["--metrics-on-game-port"])  # (asked: served beside the page)
     try:
         yield s
     finally:

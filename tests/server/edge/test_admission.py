@@ -40,3 +40,30 @@ def test_x_real_ip_then_the_peer_when_the_proxy_names_nobody() -> None:
 def test_a_trusted_proxy_that_is_no_address_is_refused_at_start() -> None:
     with pytest.raises(SystemExit):
         load_settings(["--trusted-proxies", "10.0.0.1, proxy.example"], env={})
+
+
+def test_metrics_on_the_game_port_is_a_switch_off_by_default() -> None:
+    """Issue 35: off unless asked, on the command line or in the environment."""
+    assert not load_settings([], env={}).metrics_on_game_port
+    assert load_settings(["--metrics-on-game-port"], env={}).metrics_on_game_port
+    for word, on in [("1", True), ("true", True), ("yes", True), ("0", False), ("no", False)]:
+        env = {"DDZ_METRICS_ON_GAME_PORT": word}
+        assert load_settings([], env=env).metrics_on_game_port is on
+    env = {"DDZ_METRICS_ON_GAME_PORT": "1"}
+    assert not load_settings(["--no-metrics-on-game-port"], env=env).metrics_on_game_port
+    with pytest.raises(SystemExit):
+        load_settings([], env={"DDZ_METRICS_ON_GAME_PORT": "maybe"})
+
+
+def test_allowed_origins_are_origins_or_any() -> None:
+    assert load_settings(["--allowed-origins", "*"], env={}).allowed_origins == "*"
+    for bad in ("null", "evil.example", "https://ddz.example/path"):
+        with pytest.raises(SystemExit):
+            load_settings(["--allowed-origins", bad], env={})
+
+
+def test_a_tls_certificate_needs_its_key() -> None:
+    with pytest.raises(SystemExit):
+        load_settings(["--tls-cert", "cert.pem"], env={})
+    with pytest.raises(SystemExit):
+        load_settings([], env={"DDZ_TLS_KEY": "key.pem"})

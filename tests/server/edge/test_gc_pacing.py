@@ -60,7 +60,8 @@ async def test_an_idle_server_process_collects_on_its_clock(redis_url: str, tmp_
     """Nothing allocates in an idle server, so the automatic collector would not run: the
     young collections the metrics count are the pacer's."""
     store = ["--redis-url", redis_url, "--key-prefix", unique_prefix()]
-    server = ServerProcess(free_port(), store, tmp_path / "server.log", "--gc-interval", "0.02")
+    flags = ("--gc-interval", "0.02", "--metrics-on-game-port")
+    server = ServerProcess(free_port(), store, tmp_path / "server.log", *flags)
     await server.start()
     try:
         first = await asyncio.to_thread(young_collections, server.port)

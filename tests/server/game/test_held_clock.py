@@ -143,3 +143,24 @@ def test_an_untimed_or_finished_match_has_nothing_to_hold() -> None:
     t = Table([rigged_deck(0)], first_bidder=0)
     assert t.match.resume_clock(START + 30, START, FLOOR, GRACE) == []
     assert t.match.held is None and t.match.deadline is None
+
+
+def test_a_storage_pause_gives_the_clock_its_time_back_and_never_more_than_all_of_it() -> None:
+    """Issue 35: an outage counts from Redis's last answer, which may come a moment before a
+    clock that started just then: that clock gets its whole length back, not more."""
+    t = Table([rigged_deck(0)], config=TIMED, first_bidder=0)  # seat 0 bids: 15 s from START
+    match = t.match
+    # paused from START + 4 (11 s left) to START + 40: 11 s left at the return
+    out = match.pause_over(36, START + 40)
+    assert match.deadline == START + 40 + 11
+    assert the_event(out, TurnStarted).deadline == START + 51
+    # a pause counted from 0.2 s before this clock began: 15 s left, not 15.2
+    again = Table([rigged_deck(0)], config=TIMED, first_bidder=0).match
+    again.pause_over(10.2, START + 10)
+    assert again.deadline == START + 10 + 15
+    # a held clock (after a restart) keeps its grace through a pause
+    held = restarted(Table([rigged_deck(0)], config=TIMED, first_bidder=0).match)
+    held.resume_clock(START + 30, START + 3, FLOOR, GRACE)
+    assert held.deadline == START + 30 + GRACE + 12
+    held.pause_over(5, START + 31)
+    assert held.deadline == START + 35 + GRACE + 12

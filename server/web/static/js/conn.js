@@ -58,11 +58,14 @@ export function keyFrom(text) {
 }
 
 /**
- * A name the server accepts: trimmed, at most 24 code points, never empty.
+ * A name cut as the server would keep it: trimmed, inner runs of spaces one space (as the
+ * server normalises it, so that spaces do not take the place of letters), at most 24 code
+ * points, never empty. The server's other checks (protocol/text.py) stay the server's.
  * @param {string} name
  */
 export function cleanName(name) {
-  const trimmed = Array.from(String(name ?? "").trim()).slice(0, NAME_MAX).join("");
+  const spaced = String(name ?? "").trim().replace(/[ \u00a0\u3000]+/g, " ");
+  const trimmed = Array.from(spaced).slice(0, NAME_MAX).join("").trim();
   return trimmed || "player";
 }
 
