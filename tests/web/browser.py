@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import subprocess
 import time
 import urllib.request
@@ -26,10 +25,10 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 import msgpack
-import pytest
 
 from tests.client.procs import DDZ_SERVER, free_port
 from tests.redis_server import unique_prefix
+from tests.system_packages import ensure_installed
 
 CHROMIUM = "/usr/bin/chromium"
 #: As the machine's notes say: no background traffic (this machine's network is closed and
@@ -54,26 +53,7 @@ SCREENSHOTS = Path(os.environ.get("DDZ_SCREENSHOTS", "/tmp/ddz-screenshots"))
 
 def ensure_chromium() -> str:
     """The system Chromium's path; installs it with apt when missing (as root only)."""
-    if Path(CHROMIUM).exists():
-        return CHROMIUM
-    apt = shutil.which("apt-get")
-    if apt is None or os.geteuid() != 0:
-        pytest.fail(
-            f"the browser tests need Debian's Chromium at {CHROMIUM}: run "
-            f"`sudo apt-get install -y {' '.join(APT_PACKAGES)}`",
-            pytrace=False,
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for args in ([apt, "update", "-q"], [apt, "install", "-y", "-q", *APT_PACKAGES]):
-        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            pytest.fail(
-                f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}",
-                pytrace=False,
-            )
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"apt-get installed chromium but {CHROMIUM} is missing", pytrace=False)
-    return CHROMIUM
+    return ensure_installed(CHROMIUM, APT_PACKAGES)
 
 
 class WebServer:

@@ -21,8 +21,7 @@ from websockets.asyncio.client import connect
 from protocol.messages import PROTOCOL_VERSION, Hello, Ping, Pong, Welcome
 from tests.redis_server import free_port
 from tests.server.wire import WireClient, unique_prefix
-
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+from tests.system_packages import ensure_installed
 
 
 def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
@@ -30,7 +29,15 @@ def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
     name, and its key: PEM files in ``directory``."""
     cert, key = directory / f"{name}.crt", directory / f"{name}.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]
+        [
+            ensure_installed("openssl", ["openssl"]),
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ]
         + ["-nodes", "-days", "2", "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(cert)]
         + ["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         check=True,
@@ -229,7 +236,6 @@ def nginx_conf(tmp_path: Path, plain: int, tls: int, upstream: int, cert: Path, 
     return conf
 
 
-@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx")
 async def test_the_nginx_config_ends_tls_in_front_of_a_server(
     redis_url: str, tmp_path: Path
 ) -> None:
@@ -239,8 +245,7 @@ async def test_the_nginx_config_ends_tls_in_front_of_a_server(
     cert, key = make_certificate(tmp_path, "nginx")
     upstream, plain, tls = free_port(), free_port(), free_port()
     conf = nginx_conf(tmp_path, plain, tls, upstream, cert, key)
-    nginx = shutil.which("nginx")
-    assert nginx is not None
+    nginx = ensure_installed("nginx", ["nginx-light"])
     checked = subprocess.run([nginx, "-t", "-c", str(conf)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     args = [sys.executable, "-m", "server", "--port", str(upstream), "--redis-url", redis_url]
