@@ -1,0 +1,148 @@
+"""Hands packed into one int and the plays a packed hand can make, for the solver's search.
+
+A hand is an int with 4 bits a rank (``Rank.index`` 0..14, the 3 in the lowest bits), so
+taking a play out of a hand is one subtraction and a hand is its own hash key. A play is
+a ``Move``: a tuple made once per play and kept for the life of the process, read by index
+in the search (``DELTA`` .. ``PLAY``). Which plays a hand can lead, and which of them beat a
+given play, are worked out once per hand (``leads``, ``answers``) from ``protocol.legal``,
+so the solver follows the same rules as the server by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from protocol.cards import Rank
+from protocol.legal import legal_plays_from_counts
+from protocol.plays import KIND_ORDER, Kind, Play
+
+#: A solver move: (delta, id, type, rank, bomb, size, play); see the index names below.
+Move = tuple[int, int, int, int, int, int, Play]
+#: The packed counts the play takes out of a hand.
+DELTA: Final = 0
+#: A small int naming the play (1 and up; 0 stands for "no play to beat").
+ID: Final = 1
+#: Kind and size in one int: an ordinary play beats only plays of its own type.
+TYPE: Final = 2
+#: The main rank index.
+RANK: Final = 3
+#: -1 for ordinary plays, the rank index for bombs, ``ROCKET_BOMB`` for the rocket.
+BOMB: Final = 4
+#: How many cards the play takes.
+SIZE: Final = 5
+#: The ``protocol.plays.Play`` itself.
+PLAY: Final = 6
+ROCKET_BOMB = 99
+
+_BY_PLAY: dict[int, Move] = {}
+#: Kept caches are cleared past this many entries, so a long-lived process stays bounded.
+CACHE_LIMIT = 400_000
+_LEADS: dict[int, list[Move]] = {}
+_ANSWERS: dict[tuple[int, int], list[Move]] = {}
+
+
+def pack(counts: Sequence[int]) -> int:
+    """15 rank counts (``Rank.index`` order) as one int."""
+    h = 0
+    for i in range(14, -1, -1):
+        h = (h << 4) | counts[i]
+    return h
+
+
+def unpack(hand: int) -> list[int]:
+    """A packed hand's 15 rank counts."""
+    return [(hand >> (4 * i)) & 15 for i in range(15)]
+
+
+def pack_ranks(ranks: Iterable[Rank]) -> int:
+    """The packed hand of some ranks."""
+    h = 0
+    for r in ranks:
+        h += 1 << (4 * (r - 3))
+    return h
+
+
+def size(hand: int) -> int:
+    """How many cards a packed hand holds."""
+    return sum(unpack(hand))
+
+
+def move(play: Play) -> Move:
+    """The solver move of a play kept by ``protocol.legal`` (or equal to one)."""
+    found = _BY_PLAY.get(id(play))
+    if found is not None and found[PLAY] is play:
+        return found
+    delta = pack_ranks(play.cards)
+    for kept in legal_plays_from_counts(unpack(delta)):
+        if kept == play:
+            return _make(kept)
+    raise ValueError(f"{play!r} is not a play")
+
+
+def _make(play: Play) -> Move:
+    found = _BY_PLAY.get(id(play))
+    if found is None:
+        kind = play.kind
+        bomb = -1
+        if kind is Kind.BOMB:
+            bomb = play.rank - 3
+        elif kind is Kind.ROCKET:
+            bomb = ROCKET_BOMB
+        n = len(play.cards)
+        found = (
+            pack_ranks(play.cards),
+            len(_BY_PLAY) + 1,
+            KIND_ORDER[kind] * 64 + n,
+            play.rank - 3,
+            bomb,
+            n,
+            play,
+        )
+        _BY_PLAY[id(play)] = found
+    return found
+
+
+def leads(hand: int) -> list[Move]:
+    """Every play the hand may lead, the longest first."""
+    found = _LEADS.get(hand)
+    if found is None:
+        if len(_LEADS) > CACHE_LIMIT:
+            _LEADS.clear()
+        found = [_make(p) for p in legal_plays_from_counts(unpack(hand))]
+        found.sort(key=lambda m: -m[SIZE])
+        _LEADS[hand] = found
+    return found
+
+
+def beats(m: Move, other: Move) -> bool:
+    """Whether ``m`` may answer ``other`` (SPEC section 5, as ``Play.beats``)."""
+    if other[BOMB] == ROCKET_BOMB:
+        return False
+    if m[BOMB] >= 0:
+        return m[BOMB] > other[BOMB]
+    return m[TYPE] == other[TYPE] and m[RANK] > other[RANK]
+
+
+def answers(hand: int, other: Move) -> list[Move]:
+    """The hand's plays that beat ``other``, the longest first (ordinary ones before bombs)."""
+    key = (hand, other[ID])
+    found = _ANSWERS.get(key)
+    if found is None:
+        if len(_ANSWERS) > CACHE_LIMIT:
+            _ANSWERS.clear()
+        found = [m for m in leads(hand) if beats(m, other)]
+        found.sort(key=lambda m: m[BOMB])
+        _ANSWERS[key] = found
+    return found
+
+
+_GROUPS: dict[int, int] = {}
+
+
+def groups(hand: int) -> int:
+    """How many ranks the hand holds: a cheap guess of how many plays it needs."""
+    found = _GROUPS.get(hand)
+    if found is None:
+        found = _GROUPS[hand] = sum(1 for c in unpack(hand) if c)
+    return found
