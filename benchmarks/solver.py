@@ -1,5 +1,6 @@
 """Speed of the exact solver (``protocol.solver``) on seeded position sets, beside the strong
-bot's old end-game solver (``server.bots.endgame``) with its node limit lifted.
+bot's old end-game solver (``server.bots.endgame`` before issue 32, kept as
+``benchmarks/endgame_baseline.py``) with its node limit lifted.
 
 Position sets (``random.Random(seed)``):
 
@@ -38,11 +39,12 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from endgame_baseline import Solver, SolverLimit
+
 from protocol.cards import Rank, card_rank, parse_cards, rank_counts
 from protocol.solver import solve_three, solve_two
 from protocol.solver.moves import pack_ranks
 from protocol.solver.search import SearchLimit, ThreeSeats, TwoHands
-from server.bots.endgame import Solver, SolverLimit
 
 Hand = list[Rank]
 

@@ -24,6 +24,7 @@ from protocol.solver import (
     solve_three,
     solve_two,
 )
+from protocol.solver.moves import PLAY, leads, lean_leads, pack_ranks
 
 Hand = tuple[Rank, ...]
 
@@ -158,6 +159,47 @@ def test_three_seats_equal_brute_force() -> None:
         landlord_won = bool(want) == mine
         assert got.winner == ("landlord" if landlord_won else "farmers"), (hands, turn, last, by)
         assert _moves(got) == want, (hands, turn, last, by)
+
+
+def test_three_seats_with_kicker_choices_equal_brute_force() -> None:
+    # The landlord holds a triple or a four and several lone cards, so that the search leaves
+    # out kicker choices that another choice dominates (protocol.solver.moves); the answer
+    # must not change.
+    rng = random.Random(36)
+    pruned = 0
+    for _ in range(300):
+        deck = list(range(54))
+        rng.shuffle(deck)
+        main = rng.randrange(13)
+        width = rng.choice((3, 3, 4))
+        landlord = [main] * width
+        deck = [c for c in deck if card_rank(c) - 3 != main]
+        landlord += [card_rank(deck.pop()) - 3 for _ in range(rng.randint(2, 4))]
+        hands = (
+            tuple(sorted(Rank(i + 3) for i in landlord)),
+            _draw(rng, deck, rng.randint(1, 2)),
+            _draw(rng, deck, rng.randint(1, 2)),
+        )
+        turn = rng.randrange(3)
+        got = solve_three(*hands, turn=turn)
+        values = brute_three_values(hands, turn, None, turn)
+        mine = turn == LANDLORD
+        want = {m for m, landlord_won in values.items() if landlord_won == mine}
+        assert got.winner == ("landlord" if bool(want) == mine else "farmers"), (hands, turn)
+        assert _moves(got) == want, (hands, turn)
+        full = leads(pack_ranks(hands[0]))
+        pruned += len(full) - len(lean_leads(pack_ranks(hands[0])))
+    assert pruned > 100  # the positions do exercise the pruning
+
+
+def test_lean_leads_keep_the_lowest_lone_kickers() -> None:
+    hand = pack_ranks(parse_cards("333 4 6 9 Q 2 SJ 77"))
+    kept = {str(m[PLAY]) for m in lean_leads(hand)}
+    every = {str(m[PLAY]) for m in leads(hand)}
+    # 4, 6, 9, Q and 2 are lone cards no straight can hold: of them only the 4 goes with the
+    # triple. A joker, and a 7 of the pair, are no lone cards: those plays are kept.
+    assert {"333 4", "333 SJ", "333 7", "333 77"} <= kept
+    assert {"333 6", "333 9", "333 Q", "333 2"} <= every - kept
 
 
 def _children_two(a: Hand, b: Hand, last: Play | None) -> list[tuple[Play | None, bool]]:
