@@ -12,6 +12,10 @@ What makes them fast, and what keeps them exact:
   to move leads again, which the two-hand search follows directly (the other hand's forced
   pass is no position of its own). Then the longest plays, then the pass.
 - A farmer facing the partner's play tries letting it stand first.
+- The farmers win if one farmer alone beats the landlord while the other passes to the end,
+  so each three-seat position first asks the two-hand search (its table shared by every
+  position with the same two hands) whether the farmer who can act alone wins: when one
+  does, the position is decided without a move of its own.
 
 - A seat without a partner (either hand of two, the landlord) skips the kicker choices
   that another choice of the same play dominates (``protocol.solver.moves.lean_leads``:
@@ -90,8 +94,9 @@ class TwoHands:
         node_limit: int | None = None,
         time_limit: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        budget: _Budget | None = None,
     ) -> None:
-        self.budget = _Budget(node_limit, time_limit, clock)
+        self.budget = budget or _Budget(node_limit, time_limit, clock)
         table: dict[tuple[int, int, int], bool] = {}
         budget = self.budget
 
@@ -149,6 +154,7 @@ class ThreeSeats:
         self.budget = _Budget(node_limit, time_limit, clock)
         table: dict[tuple[int, int, int, int, int, int], bool] = {}
         budget = self.budget
+        alone = TwoHands(budget=budget).wins
 
         def lw(h0: int, h1: int, h2: int, turn: int, last: Move | None, by: int) -> bool:
             if by == turn:
@@ -179,6 +185,28 @@ class ThreeSeats:
                 if m[DELTA] == hand:
                     table[key] = want
                     return want
+            # The farmers win if one of them wins alone, the other passing to the end: the
+            # two-hand game of that farmer and the landlord (far smaller, and its table is
+            # shared by every position with the same two hands).
+            if last is None:
+                if turn == 0:
+                    alone_wins = not alone(h0, h1, None) or not alone(h0, h2, None)
+                else:
+                    alone_wins = alone(hand, h0, None)
+            elif turn == 0:
+                alone_wins = not alone(h0, h1 if by == 1 else h2, last)
+            elif by == 0:
+                if turn == 1:
+                    alone_wins = alone(h1, h0, last) or alone(h2, h0, last)
+                else:
+                    alone_wins = alone(h2, h0, last) or not alone(h0, h1, None)
+            elif turn == 1:  # farmer2's play, the landlord passed: farmer2 leads next
+                alone_wins = alone(h2, h0, None)
+            else:  # farmer1's play, the landlord to answer it next
+                alone_wins = not alone(h0, h1, last)
+            if alone_wins:
+                table[key] = False
+                return False
             passed = False
             if last is not None and turn != 0 and by != 0:
                 # A farmer facing the partner's play: let it stand first.
