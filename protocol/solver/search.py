@@ -17,9 +17,8 @@ What makes them fast, and what keeps them exact:
   position with the same two hands) whether the farmer who can act alone wins: when one
   does, the position is decided without a move of its own.
 
-- A seat without a partner (either hand of two, the landlord) skips the kicker choices
-  that another choice of the same play dominates (``protocol.solver.moves.lean_leads``:
-  taking a higher lone card as a kicker where a lower one would do is never better).
+- Moves another move of the same seat dominates are skipped (``protocol.solver.lean``:
+  a higher lone card played or taken as a kicker where a lower one would do as well).
 
 No other move is left out, so the result is that of the full minimax (the tests compare it
 with a plain one over ``protocol.legal`` on thousands of positions).
@@ -30,16 +29,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from protocol.solver.moves import (
-    DELTA,
-    ID,
-    Move,
-    answers,
-    groups,
-    leads,
-    lean_answers,
-    lean_leads,
-)
+from protocol.solver.lean import lean, present
+from protocol.solver.moves import DELTA, ID, Move, answers, groups
 
 #: How often (in positions) the clock is read when a time limit is set.
 _CLOCK_EVERY = 1024
@@ -108,7 +99,7 @@ class TwoHands:
             budget.nodes += 1
             if budget.nodes == budget.next_check:
                 budget.check()
-            moves = lean_leads(a) if last is None else lean_answers(a, last)
+            moves = lean(a, last, present(b), 0)
             for m in moves:
                 if m[DELTA] == a:
                     table[key] = True
@@ -170,17 +161,19 @@ class ThreeSeats:
                 hand = h0
                 want = True
                 nxt = 1
-                moves = lean_leads(hand) if last is None else lean_answers(hand, last)
+                moves = lean(hand, last, present(h1) | present(h2), 0)
             elif turn == 1:
                 hand = h1
                 want = False
                 nxt = 2
-                moves = leads(hand) if last is None else answers(hand, last)
+                p2 = present(h2)
+                moves = lean(hand, last, present(h0) | p2, p2)
             else:
                 hand = h2
                 want = False
                 nxt = 0
-                moves = leads(hand) if last is None else answers(hand, last)
+                p1 = present(h1)
+                moves = lean(hand, last, present(h0) | p1, p1)
             for m in moves:
                 if m[DELTA] == hand:
                     table[key] = want

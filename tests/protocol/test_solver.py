@@ -24,7 +24,8 @@ from protocol.solver import (
     solve_three,
     solve_two,
 )
-from protocol.solver.moves import PLAY, leads, lean_leads, pack_ranks
+from protocol.solver.lean import lean, present
+from protocol.solver.moves import PLAY, leads, pack_ranks
 
 Hand = tuple[Rank, ...]
 
@@ -187,19 +188,38 @@ def test_three_seats_with_kicker_choices_equal_brute_force() -> None:
         want = {m for m, landlord_won in values.items() if landlord_won == mine}
         assert got.winner == ("landlord" if bool(want) == mine else "farmers"), (hands, turn)
         assert _moves(got) == want, (hands, turn)
-        full = leads(pack_ranks(hands[0]))
-        pruned += len(full) - len(lean_leads(pack_ranks(hands[0])))
+        mine, others = pack_ranks(hands[0]), pack_ranks(hands[1] + hands[2])
+        pruned += len(leads(mine)) - len(lean(mine, None, present(others), 0))
     assert pruned > 100  # the positions do exercise the pruning
 
 
-def test_lean_leads_keep_the_lowest_lone_kickers() -> None:
-    hand = pack_ranks(parse_cards("333 4 6 9 Q 2 SJ 77"))
-    kept = {str(m[PLAY]) for m in lean_leads(hand)}
-    every = {str(m[PLAY]) for m in leads(hand)}
-    # 4, 6, 9, Q and 2 are lone cards no straight can hold: of them only the 4 goes with the
-    # triple. A joker, and a 7 of the pair, are no lone cards: those plays are kept.
+def _lean_texts(hand: str, others: str = "", partner: str = "") -> set[str]:
+    mask = present(pack_ranks(parse_cards(others))) if others else 0
+    pmask = present(pack_ranks(parse_cards(partner))) if partner else 0
+    return {str(m[PLAY]) for m in lean(pack_ranks(parse_cards(hand)), None, mask, pmask)}
+
+
+def test_lean_keeps_the_lowest_lone_kickers() -> None:
+    # 4, 6, 9, Q and 2 are lone cards (no straight can hold them): of them only the 4 goes
+    # with the triple. A joker, and a 7 of the pair, are not lone: those plays are kept.
+    kept = _lean_texts("333 4 6 9 Q 2 SJ 77")
     assert {"333 4", "333 SJ", "333 7", "333 77"} <= kept
-    assert {"333 6", "333 9", "333 Q", "333 2"} <= every - kept
+    assert not {"333 6", "333 9", "333 Q", "333 2"} & kept
+    # A farmer whose partner holds an 8 keeps the lowest lone kicker on each side of it.
+    kept = _lean_texts("333 4 6 9 Q 2 SJ 77", partner="8")
+    assert {"333 4", "333 9"} <= kept
+    assert not {"333 6", "333 Q", "333 2"} & kept
+
+
+def test_lean_keeps_the_lowest_lone_single_between_the_others_cards() -> None:
+    # The others hold a 5 and a 10: 4 | 6 9 | Q 2 make the same table within each stretch.
+    kept = _lean_texts("4 6 9 Q 2 SJ 77", others="5 10")
+    assert {"4", "6", "Q", "SJ", "7", "77"} <= kept
+    assert not {"9", "2"} & kept
+    # No card of the others: every lone single makes the same table, the lowest is kept.
+    assert {"4", "6", "9", "Q", "2"} & _lean_texts("4 6 9 Q 2", others="SJ") == {"4"}
+    # Lone pairs alike.
+    assert {"44", "99"} & _lean_texts("44 99 J", others="3") == {"44"}
 
 
 def _children_two(a: Hand, b: Hand, last: Play | None) -> list[tuple[Play | None, bool]]:
