@@ -50,7 +50,7 @@ _SINGLE = KIND_ORDER[Kind.SINGLE]
 _PAIR = KIND_ORDER[Kind.PAIR]
 _PAIR_KICKERS = frozenset({KIND_ORDER[Kind.AIRPLANE_PAIRS], KIND_ORDER[Kind.FOUR_TWO_PAIRS]})
 
-_LONE: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
+_LONE: dict[int, tuple[frozenset[int], frozenset[int], int]] = {}
 _LEAN: dict[tuple[int, int, int, int], list[Move]] = {}
 
 
@@ -82,8 +82,10 @@ def _runs(held: list[bool]) -> list[int]:
     return runs
 
 
-def lone(hand: int) -> tuple[frozenset[int], frozenset[int]]:
-    """The hand's lone cards and lone pairs, as rank indices (see the module docstring)."""
+def lone(hand: int) -> tuple[frozenset[int], frozenset[int], int]:
+    """The hand's lone cards and lone pairs, as rank indices (see the module docstring), and
+    the mask (as ``present``'s) of the ranks above the lowest of them up to the highest: only
+    the others' ranks there can tell two of them apart."""
     found = _LONE.get(hand)
     if found is None:
         counts = unpack(hand)
@@ -97,9 +99,14 @@ def lone(hand: int) -> tuple[frozenset[int], frozenset[int]]:
             for i in range(_JOKER)
             if counts[i] == 2 and (i >= _CHAIN_END or (run1[i] < 5 and run2[i] < 3))
         )
+        span = 0
+        both = singles | pairs
+        if len(both) > 1:
+            for i in range(min(both) + 1, max(both) + 1):
+                span |= 1 << (4 * i)
         if len(_LONE) > CACHE_LIMIT:
             _LONE.clear()
-        found = _LONE[hand] = (singles, pairs)
+        found = _LONE[hand] = (singles, pairs, span)
     return found
 
 
@@ -127,7 +134,7 @@ def _lowest_kickers(m: Move, singles: frozenset[int], pairs: frozenset[int], par
 
 
 def _filter(hand: int, moves: list[Move], others: int, partner: int) -> list[Move]:
-    singles, pairs = lone(hand)
+    singles, pairs, _ = lone(hand)
     if not singles and not pairs:
         return moves
     # The lowest lone single (and pair) of each stretch between the others' ranks.
@@ -156,11 +163,12 @@ def lean(hand: int, last: Move | None, others: int, partner: int) -> list[Move]:
     """The moves of ``hand`` (leads, or answers to ``last``) less those another of them
     dominates. ``others``: ``present`` of the other hands together; ``partner``: of the
     partner's hand (0 for a seat without one)."""
-    key = (hand, 0 if last is None else last[ID], others, partner)
+    span = lone(hand)[2]
+    key = (hand, 0 if last is None else last[ID], others & span, partner & span)
     found = _LEAN.get(key)
     if found is None:
         moves = leads(hand) if last is None else answers(hand, last)
         if len(_LEAN) > CACHE_LIMIT:
             _LEAN.clear()
-        found = _LEAN[key] = _filter(hand, moves, others, partner)
+        found = _LEAN[key] = _filter(hand, moves, others & span, partner & span)
     return found
