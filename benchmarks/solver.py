@@ -147,7 +147,7 @@ def run_two(positions: list[tuple[Hand, Hand]], cap: float) -> None:
     s_s: list[float] = []
     v_n: list[int] = []
     s_n: list[int] = []
-    unknown = 0
+    unknown = s_unknown = 0
     for a, b in positions:
         (won, nodes), sec = timed(partial(value_two, a, b, cap))
         if won is None:
@@ -156,13 +156,18 @@ def run_two(positions: list[tuple[Hand, Hand]], cap: float) -> None:
         v_s.append(sec)
         v_n.append(nodes)
         sol, sec = timed(partial(solve_two, a, b, time_limit=cap))
-        s_s.append(sec)
-        s_n.append(sol.positions)
+        if sol.known:
+            s_s.append(sec)
+            s_n.append(sol.positions)
+        else:
+            s_unknown += 1
     print(summary("two hands: search", v_s, v_n, unknown))
-    print(summary("two hands: solve", s_s, s_n, 0))
+    print(summary("two hands: solve", s_s, s_n, s_unknown))
 
 
-def run_three(total: int, positions: list[list[Hand]], cap: float, baseline: int | None) -> None:
+def run_three(
+    total: int, positions: list[list[Hand]], cap: float, baseline: int | None, solve: bool
+) -> None:
     v_s: list[float] = []
     s_s: list[float] = []
     o_s: list[float] = []
@@ -170,7 +175,7 @@ def run_three(total: int, positions: list[list[Hand]], cap: float, baseline: int
     v_n: list[int] = []
     s_n: list[int] = []
     o_n: list[int] = []
-    unknown = o_unknown = 0
+    unknown = o_unknown = s_unknown = 0
     both_new = both_old = 0.0
     disagree = 0
     for hands in positions:
@@ -180,9 +185,13 @@ def run_three(total: int, positions: list[list[Hand]], cap: float, baseline: int
         else:
             v_s.append(sec)
             v_n.append(nodes)
-            sol, ssec = timed(partial(solve_three, *hands, time_limit=cap))
-            s_s.append(ssec)
-            s_n.append(sol.positions)
+            if solve:
+                sol, ssec = timed(partial(solve_three, *hands, time_limit=cap))
+                if sol.known:
+                    s_s.append(ssec)
+                    s_n.append(sol.positions)
+                else:
+                    s_unknown += 1
         if baseline is None:
             continue
         (old, onodes), osec = timed(partial(old_three, hands, baseline))
@@ -197,7 +206,8 @@ def run_three(total: int, positions: list[list[Hand]], cap: float, baseline: int
             both_new += sec
             both_old += osec
     print(summary(f"{total} cards: search", v_s, v_n, unknown))
-    print(summary(f"{total} cards: solve", s_s, s_n, 0))
+    if solve:
+        print(summary(f"{total} cards: solve", s_s, s_n, s_unknown))
     if baseline is not None:
         print(summary(f"{total} cards: old", o_s, o_n, o_unknown))
         if ratios:
@@ -219,6 +229,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--baseline-nodes", type=int, default=3_000_000, help="the old solver's node cap"
     )
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--solve-sizes",
+        default="24,27,30",
+        help="three-seat sizes also timed for the full answer (every winning move)",
+    )
     args = parser.parse_args(argv)
     baseline = None if args.no_baseline else args.baseline_nodes
     print(f"seed {args.seed}, cap {args.cap:g} s, old solver's cap {baseline} positions")
@@ -234,8 +249,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     if args.two:
         run_two(two_hand_positions(args.two, args.seed), args.cap)
+    solve_sizes = {int(s) for s in args.solve_sizes.split(",") if s}
     for size in [int(s) for s in args.sizes.split(",") if s]:
-        run_three(size, three_seat_positions(args.three, size, args.seed), args.cap, baseline)
+        positions = three_seat_positions(args.three, size, args.seed)
+        run_three(size, positions, args.cap, baseline, size in solve_sizes)
 
 
 if __name__ == "__main__":
