@@ -168,3 +168,33 @@ def groups(hand: int) -> int:
     if found is None:
         found = _GROUPS[hand] = sum(1 for c in unpack(hand) if c)
     return found
+
+
+_TOPS: dict[int, dict[int, int]] = {}
+
+
+def tops(hand: int) -> dict[int, int]:
+    """What the hand can beat with: for each play type (``TYPE``) the highest main rank it
+    holds, and under key -1 its highest bomb (``BOMB``: a rank, ``ROCKET_BOMB``, or -1)."""
+    found = _TOPS.get(hand)
+    if found is None:
+        found = {-1: -1}
+        for m in leads(hand):
+            t = m[TYPE]
+            if m[RANK] > found.get(t, -1):
+                found[t] = m[RANK]
+            if m[BOMB] > found[-1]:
+                found[-1] = m[BOMB]
+        if len(_TOPS) > CACHE_LIMIT:
+            _TOPS.clear()
+        _TOPS[hand] = found
+    return found
+
+
+def beaten(m: Move, top: dict[int, int]) -> bool:
+    """Whether a hand with these ``tops`` holds a play that beats ``m``
+    (``bool(answers(hand, m))``, without listing them)."""
+    bomb = m[BOMB]
+    if bomb == ROCKET_BOMB:
+        return False
+    return top[-1] > bomb or (bomb < 0 and top.get(m[TYPE], -1) > m[RANK])

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 
 from protocol.solver.lean import lean, present
-from protocol.solver.moves import DELTA, ID, Move, answers, groups
+from protocol.solver.moves import DELTA, ID, Move, beaten, groups, tops
 
 #: How often (in positions) the clock is read when a time limit is set.
 _CLOCK_EVERY = 1024
@@ -105,8 +105,9 @@ class TwoHands:
                     table[key] = True
                     return True
             later = []
+            top = tops(b)
             for m in moves:
-                if answers(b, m):
+                if beaten(m, top):
                     later.append(m)
                 elif win(a - m[DELTA], b, None):
                     table[key] = True
@@ -209,15 +210,20 @@ class ThreeSeats:
                     return want
             # Moves the other side cannot answer first, then the rest, longest first.
             later = []
+            if turn == 0:
+                top1 = tops(h1)
+                top2 = tops(h2)
+            else:
+                top0 = tops(h0)
             for m in moves:
                 if turn == 0:
-                    if answers(h1, m) or answers(h2, m):
+                    if beaten(m, top1) or beaten(m, top2):
                         later.append(m)
                         continue
                     if lw(h0 - m[DELTA], h1, h2, 0, None, 0):
                         table[key] = True
                         return True
-                elif answers(h0, m):
+                elif beaten(m, top0):
                     later.append(m)
                 else:
                     d = m[DELTA]
