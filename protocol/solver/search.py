@@ -208,29 +208,20 @@ class ThreeSeats:
                 if lw(h0, h1, h2, nxt, last, by) == want:
                     table[key] = want
                     return want
-            # Moves the other side cannot answer first, then the rest, longest first.
-            later = []
             if turn == 0:
+                # The landlord's moves that no farmer can answer first (after one the
+                # landlord leads again), then the rest.
+                later = []
                 top1 = tops(h1)
                 top2 = tops(h2)
-            else:
-                top0 = tops(h0)
-            for m in moves:
-                if turn == 0:
+                for m in moves:
                     if beaten(m, top1) or beaten(m, top2):
                         later.append(m)
-                        continue
-                    if lw(h0 - m[DELTA], h1, h2, 0, None, 0):
+                    elif lw(h0 - m[DELTA], h1, h2, 0, None, 0):
                         table[key] = True
                         return True
-                elif beaten(m, top0):
-                    later.append(m)
-                else:
-                    d = m[DELTA]
-                    r = lw(h0, h1 - d, h2, 2, m, 1) if turn == 1 else lw(h0, h1, h2 - d, 0, m, 2)
-                    if not r:
-                        table[key] = False
-                        return False
+            else:
+                later = list(moves)
             if len(later) > 1:
                 later.sort(key=lambda m: groups(hand - m[DELTA]))
             for m in later:
