@@ -104,18 +104,13 @@ class TwoHands:
                 if m[DELTA] == a:
                     table[key] = True
                     return True
-            later = []
             top = tops(b)
-            for m in moves:
+            for m in sorted(moves, key=lambda m: groups(a - m[DELTA])):
                 if beaten(m, top):
-                    later.append(m)
+                    if not win(b, a - m[DELTA], m):
+                        table[key] = True
+                        return True
                 elif win(a - m[DELTA], b, None):
-                    table[key] = True
-                    return True
-            if len(later) > 1:
-                later.sort(key=lambda m: groups(a - m[DELTA]))
-            for m in later:
-                if not win(b, a - m[DELTA], m):
                     table[key] = True
                     return True
             if last is not None and not win(b, a, None):
