@@ -204,25 +204,15 @@ class ThreeSeats:
                     table[key] = want
                     return want
             if turn == 0:
-                # The landlord's moves that no farmer can answer first (after one the
-                # landlord leads again), then the rest.
-                later = []
                 top1 = tops(h1)
                 top2 = tops(h2)
-                for m in moves:
-                    if beaten(m, top1) or beaten(m, top2):
-                        later.append(m)
-                    elif lw(h0 - m[DELTA], h1, h2, 0, None, 0):
-                        table[key] = True
-                        return True
-            else:
-                later = list(moves)
-            if len(later) > 1:
-                later.sort(key=lambda m: groups(hand - m[DELTA]))
-            for m in later:
+            for m in sorted(moves, key=lambda m: groups(hand - m[DELTA])):
                 d = m[DELTA]
                 if turn == 0:
-                    r = lw(h0 - d, h1, h2, 1, m, 0)
+                    if beaten(m, top1) or beaten(m, top2):
+                        r = lw(h0 - d, h1, h2, 1, m, 0)
+                    else:  # no farmer can answer: the landlord leads again
+                        r = lw(h0 - d, h1, h2, 0, None, 0)
                 elif turn == 1:
                     r = lw(h0, h1 - d, h2, 2, m, 1)
                 else:
