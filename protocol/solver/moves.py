@@ -166,7 +166,17 @@ def groups(hand: int) -> int:
     """How many ranks the hand holds: a cheap guess of how many plays it needs."""
     found = _GROUPS.get(hand)
     if found is None:
-        found = _GROUPS[hand] = sum(1 for c in unpack(hand) if c)
+        counts = unpack(hand)
+        by = [0, 0, 0, 0, 0]
+        for c in counts:
+            by[c] += 1
+        found = by[1] + by[2] + by[3] + by[4]
+        found -= min(by[3], by[1] + by[2])
+        if counts[13] and counts[14]:
+            found -= 1
+        if len(_GROUPS) > CACHE_LIMIT:
+            _GROUPS.clear()
+        _GROUPS[hand] = found
     return found
 
 
