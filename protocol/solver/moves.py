@@ -174,6 +174,14 @@ def groups(hand: int) -> int:
         found -= min(by[3], by[1] + by[2])
         if counts[13] and counts[14]:
             found -= 1
+        run = 0
+        for i in range(13):
+            if i < 12 and counts[i] == 1:
+                run += 1
+            else:
+                if run >= 5:
+                    found -= run - 1
+                run = 0
         if len(_GROUPS) > CACHE_LIMIT:
             _GROUPS.clear()
         _GROUPS[hand] = found
