@@ -163,7 +163,9 @@ _GROUPS: dict[int, int] = {}
 
 
 def groups(hand: int) -> int:
-    """How many ranks the hand holds: a cheap guess of how many plays it needs."""
+    """A cheap guess of how many plays the hand needs: its ranks, less one for each triple
+    that can take a single or pair along, one for the rocket, and a run of five or more
+    lone cards (3..A) counted as one straight."""
     found = _GROUPS.get(hand)
     if found is None:
         counts = unpack(hand)

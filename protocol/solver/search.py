@@ -8,17 +8,18 @@ What makes them fast, and what keeps them exact:
 - Hands are packed ints (``protocol.solver.moves``); a position is a tuple of ints, its own
   table key. Plays are generated once per hand and per play to beat.
 - A move that empties the hand wins at once, so it is looked for first.
-- Moves the other side cannot answer at all are tried before the rest: after one, the side
-  to move leads again, which the two-hand search follows directly (the other hand's forced
-  pass is no position of its own). Then the longest plays, then the pass.
-- A farmer facing the partner's play tries letting it stand first.
+- Moves another move of the same seat dominates are skipped (``protocol.solver.lean``: a
+  higher lone card played, or taken as a kicker, where a lower one would do as well).
 - The farmers win if one farmer alone beats the landlord while the other passes to the end,
   so each three-seat position first asks the two-hand search (its table shared by every
   position with the same two hands) whether the farmer who can act alone wins: when one
   does, the position is decided without a move of its own.
-
-- Moves another move of the same seat dominates are skipped (``protocol.solver.lean``:
-  a higher lone card played or taken as a kicker where a lower one would do as well).
+- A farmer facing the partner's play tries letting it stand first.
+- Then the moves in the order of how few plays the hand will still need (``groups``: its
+  ranks, less a triple's kicker, the rocket, a run of lone cards), the pass last. After a
+  move the other side cannot answer at all (for the landlord: neither farmer can) the side
+  to move leads again, and the search goes there directly: the forced passes are no
+  positions of their own.
 
 No other move is left out, so the result is that of the full minimax (the tests compare it
 with a plain one over ``protocol.legal`` on thousands of positions).
