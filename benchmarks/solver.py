@@ -23,6 +23,33 @@ both solvers (as in a bot), so later positions find some plays made.
 
     nice -n 10 .venv/bin/python benchmarks/solver.py --seed 1
     nice -n 10 .venv/bin/python benchmarks/solver.py --sizes 30 --three 40 --no-baseline
+
+Figures (issue 32, commit 7bcdbab's solver, 2026-12-05, this 2-core machine shared with
+three other developers: load 5 on 2 cores, so absolute times are slow by perhaps 2x; the
+ratios come from the same run). ``--seed 1 --two 40 --three 20 --sizes 24,27,30,33
+--solve-sizes 24,27 --cap 60``, then ``--two 0 --three 10 --sizes 40``:
+
+- published table: every result as published; the hardest, ZAQQJJ0999844 vs
+  Y22AA0886633, 0.17 s and 44,399 positions for its value, 0.12 s for its only winning
+  move (the 8) (its own project: 97.9 s; julywind168's C++ here: 0.3-0.6 s).
+- two hands, 40 random positions of 8-14 vs 6-13 cards: value median 0.005 s, p95 0.052 s,
+  max 0.62 s (julywind168's C++ on 40 such positions: median 0.07 s, max 0.87 s); every
+  winning move: median 0.011 s, p95 0.60 s, max 8.0 s.
+- three seats, landlord to lead, value (new) against the old solver (positions it finished
+  within 3,000,000):
+
+  | cards | new median | new p95 | new max | old finished | old/new, same positions |
+  |---|---|---|---|---|---|
+  | 24 | 0.007 s | 0.49 s | 0.49 s | 20/20 | median 1.8x, summed 3.4x |
+  | 27 | 0.016 s | 6.4 s | 6.4 s | 20/20 | median 3.9x, summed 4.0x |
+  | 30 | 0.080 s | 4.7 s | 4.7 s | 15/20 | median 5.4x, summed 5.7x |
+  | 33 | 0.078 s | 45.6 s | 45.6 s | 13/20 | median 2.4x, summed 2.8x |
+  | 40 (10) | 1.8 s | 43.7 s (9 of 10 within 60 s) | - | 1/10 | 2.1x (one position) |
+
+  Every winning move at 24 and 27 cards: median 0.05 and 0.03 s, p95 5.0 and 13.8 s (a
+  full answer proves every winning move, not one). The issue's goals (p95 <= 1 s at 30
+  cards, <= 30 s at 40) are not met yet: the slow positions are landlord wins, where every
+  farmer move needs its refutation.
 """
 
 from __future__ import annotations
