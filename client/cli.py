@@ -15,6 +15,8 @@
     ddz [--server URL] key [--new | --use CODE | --forget]  (your player key)
     ddz [--server URL] [--json] top          (print the ladder and your place on it)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
+    ddz solve FIRST SECOND [--beat PLAY] [--json]  (open hands solved exactly; no server)
+    ddz solve --landlord H --farmer1 H --farmer2 H [--turn SEAT] [--beat PLAY --by SEAT]
     ddz [--server URL] [--name N]            (no subcommand: the interactive menu)
 
 With ``--auto`` or ``--json`` the client runs headless (``client.headless``) and exits 0 when
@@ -44,6 +46,8 @@ from client.backoff import DEFAULT_RECONNECT_FOR
 from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import KeyAction, Options
+from client.solve_command import add_parser as add_solve_parser
+from client.solve_command import run_solve
 from protocol.messages import BotSpeed
 from protocol.text import checked_name, safe_name
 
@@ -259,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         "them) and your place, as the session saved for this server. --json prints the "
         "server's message.",
     )
+    add_solve_parser(sub)
     return parser
 
 
@@ -275,7 +280,10 @@ def _page(text: str) -> int:
 def parse_args(argv: Sequence[str] | None = None) -> Options:
     """The command line as ``Options``; exits with status 2 on a usage error."""
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    return _options(parser, parser.parse_args(argv))
+
+
+def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options:
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
             "--auto and --json need a subcommand: "
@@ -328,7 +336,11 @@ def _key_action(ns: argparse.Namespace) -> KeyAction:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``ddz`` console script."""
-    opts = parse_args(argv)
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.mode == "solve":
+        return run_solve(ns, sys.stdout, sys.stderr)
+    opts = _options(parser, ns)
     try:
         if opts.mode == "key" and opts.key_action != "new":
             from client.key_command import run_key

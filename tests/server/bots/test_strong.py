@@ -118,8 +118,13 @@ def test_it_finds_the_forced_win_bomb_first() -> None:
         (1, "SJ BJ"),
     ]
     view = play_view(seat=0, hand="4444 3", landlord=0, card_counts=[5, 1, 2], history=history)
-    choice = StrongBot(budget=None, iterations=10, seed=2).play(view)
+    bot = StrongBot(budget=None, iterations=10, seed=2)
+    choice = bot.play(view)
     assert choice == (Rank.FOUR,) * 4
+    # Every candidate in every sampled world was solved exactly (protocol.solver), not
+    # played out by rollouts.
+    assert bot.stats.worlds > 0
+    assert bot.stats.solved >= bot.stats.worlds * 2
 
 
 def test_the_time_budget_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
