@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from protocol.cards import Rank, card_rank
+from protocol.cards import Rank, card_rank, format_cards, parse_cards
 from protocol.events import CardsPlayed, DealEnded, LandlordChosen, Passed
 from protocol.legal import legal_plays
 from protocol.plays import Play
@@ -291,3 +291,78 @@ def review_match(
     """Every finished deal of a match's journal, reviewed (each deal under its own
     ``budget``)."""
     return [review_deal(d, budget, clock) for d in played_deals(records) if d.winner is not None]
+
+
+def _text(cards: Cards | None) -> str | None:
+    return None if cards is None else format_cards(cards)
+
+
+def _ranks(text: str | None) -> Cards | None:
+    return None if text is None else tuple(parse_cards(text))
+
+
+def reviews_to_data(reviews: Iterable[DealReview]) -> dict[str, Any]:
+    """A match's reviews as plain JSON data, the form kept and printed by ``ddz review
+    --json``: per deal its decisions ``{"seat", "play", "before", "after", "exact",
+    "better"}`` (cards as text, a pass as null; ``before``/``after`` the side that wins
+    with best play, null out of reach), with the deal's landlord, hands, winner, where it
+    was lost (``lost_at``: an index into its decisions), ``reach`` and its cost."""
+    return {
+        "deals": [
+            {
+                "deal_no": r.deal_no,
+                "landlord": r.landlord,
+                "hands": [format_cards(h) for h in r.hands],
+                "winner": r.winner,
+                "lost_at": r.lost_at,
+                "reach": r.reach,
+                "positions": r.positions,
+                "seconds": round(r.seconds, 3),
+                "decisions": [
+                    {
+                        "seat": d.seat,
+                        "play": _text(d.play),
+                        "before": d.before,
+                        "after": d.after,
+                        "exact": d.exact,
+                        "better": [_text(m) for m in d.better],
+                        "timeout": d.timeout,
+                    }
+                    for d in r.decisions
+                ],
+            }
+            for r in reviews
+        ]
+    }
+
+
+def reviews_from_data(data: dict[str, Any]) -> list[DealReview]:
+    """``reviews_to_data``'s reviews back."""
+    reviews: list[DealReview] = []
+    for deal in data["deals"]:
+        hands = tuple(tuple(parse_cards(h)) for h in deal["hands"])
+        decisions = tuple(
+            Decision(
+                seat=d["seat"],
+                play=_ranks(d["play"]),
+                timeout=d["timeout"],
+                before=d["before"],
+                after=d["after"],
+                better=tuple(_ranks(m) for m in d["better"]),
+            )
+            for d in deal["decisions"]
+        )
+        reviews.append(
+            DealReview(
+                deal_no=deal["deal_no"],
+                landlord=deal["landlord"],
+                hands=(hands[0], hands[1], hands[2]),
+                winner=deal["winner"],
+                decisions=decisions,
+                lost_at=deal["lost_at"],
+                reach=deal["reach"],
+                positions=deal["positions"],
+                seconds=deal["seconds"],
+            )
+        )
+    return reviews

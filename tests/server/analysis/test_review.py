@@ -4,6 +4,8 @@ where the deal was lost and what would have kept it."""
 from __future__ import annotations
 
 import itertools
+import json
+from dataclasses import replace
 
 from protocol.cards import parse_cards
 from protocol.plays import classify
@@ -13,6 +15,8 @@ from server.analysis.review import (
     played_deals,
     review_deal,
     review_match,
+    reviews_from_data,
+    reviews_to_data,
     solve,
 )
 from server.game.journal import replay
@@ -99,3 +103,18 @@ def test_seats_are_numbered_from_the_landlord_for_the_solver() -> None:
     assert tuple(b) in [m.cards for m in solve(real).winning_moves if m is not None]
     own = Position((a, b, c), landlord=0, turn=1, to_beat=None, by=None)
     assert solve(own) == solve(real)
+
+
+def test_the_data_form_is_json_and_gives_the_reviews_back() -> None:
+    thrower = Thrower(cards=28)
+    records = journaled_match(1, seed=3, script=thrower)
+    reviews = review_match(records, Budget(seconds=None, nodes=200_000))
+    data = reviews_to_data(reviews)
+    assert json.loads(json.dumps(data)) == data
+    (deal,) = data["deals"]
+    assert deal["lost_at"] == reviews[0].lost_at is not None
+    lost = deal["decisions"][deal["lost_at"]]
+    assert set(lost) >= {"seat", "play", "before", "after", "exact", "better"}
+    assert lost["exact"] and lost["before"] != lost["after"] and lost["better"]
+    back = reviews_from_data(data)
+    assert [replace(r, seconds=0.0) for r in back] == [replace(r, seconds=0.0) for r in reviews]
