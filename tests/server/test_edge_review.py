@@ -10,6 +10,7 @@ from protocol.errors import ErrorCode
 from protocol.events import MatchEnded
 from protocol.messages import Error, GetReview, ReviewData, RoomClosed, StartPractice
 from server.analysis.review import played_deals
+from server.lobby import limits
 from tests.server.test_after_match import answer
 from tests.server.wire import AutoSeat, running_server, wire_client
 
@@ -63,3 +64,28 @@ async def test_the_review_goes_to_its_player_once_computed_and_never_to_a_strang
 
         refusal = await answer(eve, GetReview(code=code), ReviewData)
         assert isinstance(refusal, Error) and refusal.code == ErrorCode.NO_ROOM
+
+
+async def test_reviews_computed_count_against_the_askers_address(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "REVIEWS_PER_HOUR", 1)
+    async with (
+        running_server(redis_url, bot_speed="instant", rate_burst=1000, review_seconds=0.2) as srv,
+        wire_client(srv.url, "ann") as (host, _),
+    ):
+        codes = []
+        for _ in range(2):
+            seat = AutoSeat(host)
+            await host.send(StartPractice(deals=1, speed="instant"))
+            await seat.until(MatchEnded, 60)
+            await host.recv_type(RoomClosed, 10)
+            assert seat.state is not None
+            codes.append(seat.state.room.code)
+        first = await answer(host, GetReview(code=codes[0]), ReviewData)
+        assert isinstance(first, ReviewData)
+        refused = await answer(host, GetReview(code=codes[1]), ReviewData)
+        assert isinstance(refused, Error) and refused.code == ErrorCode.LIMIT_REACHED
+        assert "reviews" in refused.message and await srv.app.store.review(codes[1]) is None
+        again = await answer(host, GetReview(code=codes[0]), ReviewData)
+        assert again == first  # a kept review is read, not counted
