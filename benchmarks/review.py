@@ -6,7 +6,7 @@ recorded as a room records it (the start, every command, every draw), then revie
 that journal under one ``Budget`` per deal. Prints, per deal and in all: the seconds the
 review took, the decisions of the deal and how many from the end were solved exactly
 (*reach*), the cards left in the three hands at the earliest solved decision, and the
-turning points found.
+turning points found, and the puzzles mined from them (``server.analysis.puzzles``).
 
     nice -n 10 .venv/bin/python benchmarks/review.py --matches 4 --seconds 8
     nice -n 10 .venv/bin/python benchmarks/review.py --level strong --matches 2
@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol.cards import Rank
 from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
+from server.analysis.puzzles import mine
 from server.analysis.review import Budget, played_deals, review_deal
 from server.bots.base import BotPolicy, decide, policy_for
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready
@@ -83,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     times: list[float] = []
     reaches: list[int] = []
     cards_at: list[int] = []
-    whole = turning = total = 0
+    whole = turning = total = puzzles = 0
+    mining = 0.0
     for m in range(args.matches):
         seed = args.seed * 1000 + m
         policies = [_policy(args.level, seed * 3 + s) for s in range(3)]
@@ -101,17 +103,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             whole += review.reach == n
             total += 1
             turning += sum(d.turning for d in review.decisions)
+            started = time.process_time()
+            found = mine(deal, review)
+            mining += time.process_time() - started
+            puzzles += len(found)
             print(
                 f"seed {seed} deal {deal.deal_no}: {cpu:5.2f} s cpu, reach {review.reach:2d}"
                 f" of {n:2d} decisions (from {left:2d} cards in hand),"
-                f" {review.positions} positions, lost at {review.lost_at}"
+                f" {review.positions} positions, lost at {review.lost_at}, {len(found)} puzzles"
             )
     print(
         f"\n{total} deals: cpu s per deal median {statistics.median(times):.2f}"
         f" max {max(times):.2f}; reach median {statistics.median(reaches)} decisions,"
         f" cards in hand at reach median {statistics.median(cards_at)}"
         f" (min {min(cards_at)}, max {max(cards_at)}); {whole} deals solved whole;"
-        f" {turning} turning points"
+        f" {turning} turning points; {puzzles} puzzles ({mining:.1f} s cpu to mine them)"
     )
 
 
