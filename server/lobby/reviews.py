@@ -12,8 +12,12 @@ lower CPU priority than the server and the strong bots' workers), not in the bot
 a review holds a worker for tens of seconds, which would make every strong decision
 queued behind it fall back to the normal bot. Reviews wait in that worker's queue (at
 most ``QUEUE_MAX``); each one computed counts against the asker's address
-(``LobbyLimits.new_review``), and an address has at most one in progress in this process, so one
-address cannot keep the core busy.
+(``LobbyLimits.new_review``), and an address has at most one in progress in this process,
+so one address cannot keep the core busy.
+
+The right and the limits are checked as the request comes (a refusal answers it); a
+review being computed is sent from a task once ready, so the asker's connection goes on
+meanwhile (its other requests are answered).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 
 from protocol.codec import encode
 from protocol.errors import ErrorCode
-from protocol.messages import GetReview, ReviewData
+from protocol.messages import Error, GetReview, ReviewData
 from server.analysis.review import Budget, review_match, reviews_to_data
 from server.children import die_with_parent, ignore_interrupts
 from server.edge.flood import reply_cost
@@ -101,33 +105,62 @@ class Reviews:
         self._computing: dict[str, asyncio.Future[bytes]] = {}
         #: Addresses with a review being computed here.
         self._addresses: set[str] = set()
+        #: Reviews on their way to an asker once computed.
+        self._sending: set[asyncio.Task[None]] = set()
 
     def routes(self) -> Routes:
         return {GetReview: Route(self.get_review)}
 
     async def get_review(self, conn: Connection, session: Session, request: GetReview) -> None:
-        """Send the match's review, computed first if it is not kept yet; charge the asker
-        for its size."""
+        """Check the asker's right and limits now (a refusal answers the request); send the
+        review when it is ready: at once when kept, else from a task once computed, so the
+        connection's other requests are not held up meanwhile. The asker is charged for its
+        size."""
         code = normalize(request.code)
-        review = await self.review(session.player_id, code, conn.address)
+        job = await self.start(session.player_id, code, conn.address)
+        if job.done():
+            self._send(conn, code, job.result())
+            return
+        task = asyncio.ensure_future(self._send_when_done(conn, code, request.id, job))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send_when_done(
+        self, conn: Connection, code: str, rid: int | None, job: asyncio.Future[bytes]
+    ) -> None:
+        try:
+            review = await asyncio.shield(job)
+        except Exception:
+            log.exception("the review of %s failed", code)
+            message = "the review could not be made: retry in a minute"
+            conn.send(Error(code=ErrorCode.UNAVAILABLE, message=message, request_id=rid))
+            return
+        self._send(conn, code, review)
+
+    @staticmethod
+    def _send(conn: Connection, code: str, review: bytes) -> None:
         payload = encode(ReviewData(code=code, **json.loads(review)))
         conn.bucket.spend(reply_cost(len(payload)))
         send_frames(conn, [payload])
 
-    async def review(self, player: str, code: str, address: str) -> bytes:
-        """The review's JSON data, for a player who may replay room ``code``'s match."""
+    async def start(self, player: str, code: str, address: str) -> asyncio.Future[bytes]:
+        """The review's JSON data (a future: done when kept, else being computed) for a
+        player who may replay room ``code``'s match; refused (raised) otherwise."""
         store = self.lobby.store
         data = await store.load_room(code)
         if data is None:
             raise RoomError(ErrorCode.NO_ROOM, f"no match of yours in room {code}")
         room = room_from_stored(data)
         room.check_replay(player, watched=await store.has_watched(code, player))
+        loop = asyncio.get_running_loop()
         kept = await store.review(code)
         if kept is not None:
-            return kept
+            done: asyncio.Future[bytes] = loop.create_future()
+            done.set_result(kept)
+            return done
         running = self._computing.get(code)
         if running is not None:
-            return await asyncio.shield(running)
+            return running
         if address in self._addresses:
             raise RoomError(
                 ErrorCode.BUSY, "a review you asked for is being made: ask again when it is done"
@@ -136,21 +169,16 @@ class Reviews:
             raise RoomError(ErrorCode.BUSY, "reviews are at capacity: retry in a minute")
         await self.lobby.limits.new_review(address)
         records = await store.read_log(code)
-        done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._computing[code] = done
+        job = asyncio.ensure_future(self._compute(code, address, records))
+        self._computing[code] = job
         self._addresses.add(address)
+        return job
+
+    async def _compute(self, code: str, address: str, records: list[dict[str, Any]]) -> bytes:
         try:
             review = await self.reviewer.review(records)
-            await store.put_review(code, review)
-            done.set_result(review)
+            await self.lobby.store.put_review(code, review)
             return review
-        except asyncio.CancelledError:
-            done.cancel()
-            raise
-        except Exception as exc:
-            done.set_exception(exc)
-            done.exception()  # (retrieved: a second asker may not be waiting)
-            raise
         finally:
             del self._computing[code]
             self._addresses.discard(address)
