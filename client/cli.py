@@ -10,6 +10,7 @@
     ddz ... quick                            (the quick-match queue: a timed 3-deal match)
     ddz [--server URL] [--json] list         (print the live rooms anyone may watch, and exit)
     ddz [--server URL] [--json] replay CODE  (a finished match of yours, step by step)
+    ddz [--server URL] [--json] review CODE [--deal N]  (where its deals were lost)
     ddz [--server URL] [--json] history      (print your last matches)
     ddz [--server URL] [--json] profile [--page N]  (your record, your matches paged)
     ddz [--server URL] key [--new | --use CODE | --forget]  (your player key)
@@ -217,6 +218,18 @@ def build_parser() -> argparse.ArgumentParser:
         "it. --json prints the server's message.",
     )
     replay.add_argument("code", help="the room's code (history lists them)")
+    review = sub.add_parser(
+        "review",
+        help="where each deal of a finished match of yours was won and lost, by the exact solver",
+        description="Review a finished match you played or watched: each play and pass with "
+        "the side that wins with best play before and after it (from each deal's end back as "
+        "far as the server's solver reaches; ? before that), the moves that threw a won "
+        "position away marked, with the moves that would have kept the win. The first review "
+        "of a match takes the server some seconds per deal. --json prints one JSON object: "
+        "per deal its decisions {seat, play, before, after, exact, better}.",
+    )
+    review.add_argument("code", help="the room's code (history lists them)")
+    review.add_argument("--deal", type=int, default=None, help="only deal N of the match")
     sub.add_parser(
         "history",
         help="print your last matches (date, mode, deals, totals, result, code to replay)",
@@ -287,7 +300,7 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
     if ns.mode is None and (ns.auto or ns.json):
         parser.error(
             "--auto and --json need a subcommand: "
-            "practice, create, join, watch, quick, list, replay, history, profile or top"
+            "practice, create, join, watch, quick, list, replay, review, history, profile or top"
         )
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
@@ -321,6 +334,7 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
         page=getattr(ns, "page", 1),
         key_action=_key_action(ns),
         key_code=getattr(ns, "use", None),
+        review_deal=getattr(ns, "deal", None) if ns.mode == "review" else None,
     )
 
 
@@ -346,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from client.key_command import run_key
 
             return asyncio.run(run_key(opts, sys.stdout, sys.stderr))
-        if opts.mode in ("list", "replay", "history", "profile", "key", "top"):
+        if opts.mode in ("list", "replay", "review", "history", "profile", "key", "top"):
             from client.headless import run_query
 
             return asyncio.run(run_query(opts, sys.stdout, sys.stderr))

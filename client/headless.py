@@ -64,6 +64,7 @@ from client.options import Options, setup_request
 from client.player_key import KeyFile
 from client.profile_view import key_lines, profile_lines
 from client.render import Fragments, code, event_lines, lobby_lines, plain, room_list_lines
+from client.review_view import only_deal, review_lines
 from client.safe_text import printable
 from client.saved_session import SessionFile, open_kept
 from client.table import TableState
@@ -76,6 +77,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetReplay,
+    GetReview,
     History,
     Leaderboard,
     Left,
@@ -89,6 +91,7 @@ from protocol.messages import (
     Rematch,
     ReplayData,
     Request,
+    ReviewData,
     RoomClosed,
     RoomList,
     SeatBot,
@@ -503,7 +506,7 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"), keys)
 
 
-Answer = RoomList | ReplayData | History | Profile | PlayerKeyIssued | Leaderboard
+Answer = RoomList | ReplayData | ReviewData | History | Profile | PlayerKeyIssued | Leaderboard
 
 
 async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
@@ -518,7 +521,7 @@ async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
     matches of its own; ``key --new`` is refused then). The new key is kept at once."""
     request = setup_request(opts)
     if request is None:
-        show(err, "ddz: replay needs a room code")
+        show(err, f"ddz: {opts.mode} needs a room code")
         return EXIT_SESSION
     store = SessionFile.claim(opts.server) if opts.keep_session else None
     if opts.mode == "key" and store is None:
@@ -572,6 +575,12 @@ async def _query(
         await link.close()
     if isinstance(answer, PlayerKeyIssued) and not _keep_key(store, answer.player_key):
         show(err, "ddz: the new key could not be kept: copy it now (the old one is gone)")
+    if isinstance(answer, ReviewData):
+        answer = only_deal(answer, opts.review_deal)
+        if not opts.json:
+            for text in review_lines(answer, opts.review_deal):
+                print(text, file=out, flush=True)
+            return EXIT_OK
     if opts.json:
         print(to_json_line(answer), file=out, flush=True)
         return EXIT_OK
@@ -636,6 +645,7 @@ async def _ask(link: Link, request: Request, err: TextIO) -> Answer:
 _ANSWERS: dict[type[Request], type[Answer]] = {
     ListRooms: RoomList,
     GetReplay: ReplayData,
+    GetReview: ReviewData,
     GetHistory: History,
     GetProfile: Profile,
     NewPlayerKey: PlayerKeyIssued,

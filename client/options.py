@@ -15,6 +15,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetReplay,
+    GetReview,
     JoinRoom,
     ListRooms,
     NewPlayerKey,
@@ -32,6 +33,7 @@ Mode = Literal[
     "quick",
     "list",
     "replay",
+    "review",
     "history",
     "profile",
     "key",
@@ -48,8 +50,9 @@ class Options:
     plays for me (None: I play), ``json`` prints every received message as a JSON line.
     ``again``: headless, after the match ask for (or accept) one rematch and play it too.
     ``deals``, ``level`` and ``speed`` are for practice; ``deals``, ``bots``, ``bot_speed``
-    and ``public`` for create; ``code`` for join, watch and replay; ``quick`` joins the quick-match
-    queue and ``list`` asks for the live rooms (and ends). ``reconnect_for``: seconds a
+    and ``public`` for create; ``code`` for join, watch, replay and review
+    (``review_deal``: one deal of it); ``quick`` joins the quick-match queue and ``list``
+    asks for the live rooms (and ends). ``reconnect_for``: seconds a
     dropped session keeps trying to resume (0: it does not try). ``keep_session``: keep the
     session token on disk and resume it on the next start (``client.saved_session``), and
     the player key (``client.player_key``); off unless the command line turns it on, so a
@@ -75,6 +78,7 @@ class Options:
     page: int = 1
     key_action: KeyAction = "show"
     key_code: str | None = None
+    review_deal: int | None = None
 
     @property
     def headless(self) -> bool:
@@ -103,6 +107,8 @@ def setup_request(opts: Options) -> Request | None:
         return ListRooms()
     if opts.mode == "replay" and opts.code:
         return GetReplay(code=opts.code)
+    if opts.mode == "review" and opts.code:
+        return GetReview(code=opts.code)
     if opts.mode == "history":
         return GetHistory()
     if opts.mode == "profile":

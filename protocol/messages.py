@@ -195,6 +195,14 @@ class GetReplay(Request):
     code: RoomCode
 
 
+class GetReview(Request):
+    """The review of the finished match in room ``code`` (each play and pass judged by the
+    exact solver): for who may replay it, as every hand shows in it."""
+
+    type: Literal["get_review"] = "get_review"
+    code: RoomCode
+
+
 class GetHistory(Request):
     """My last matches (my player's, whatever the session), the newest first."""
 
@@ -242,6 +250,7 @@ ClientMessage = Annotated[
     | Chat
     | Rematch
     | GetReplay
+    | GetReview
     | GetHistory
     | GetProfile
     | NewPlayerKey
@@ -426,6 +435,48 @@ class ReplayData(Message):
     result: MatchEnded | None
 
 
+Side = Literal["landlord", "farmers"]
+
+
+class ReviewDecision(Message):
+    """One play or pass of a reviewed deal: its seat and cards (text, ``None``: a pass), the
+    side that wins with best play before and after it (``None``: out of the review's
+    reach), whether both are exact, and, where it threw its side's win away, the moves that
+    would have kept it (``None``: the pass)."""
+
+    seat: int
+    play: str | None
+    before: Side | None
+    after: Side | None
+    exact: bool
+    better: list[str | None]
+    timeout: bool
+
+
+class ReviewDeal(Message):
+    """A reviewed deal: the landlord, the hands as play began (text, the kitty in the
+    landlord's), the winner, where it was lost (``lost_at``, an index into ``decisions``),
+    how many decisions from the end were solved (``reach``), and the solver's cost."""
+
+    deal_no: int
+    landlord: int
+    hands: list[str]
+    winner: Side
+    lost_at: int | None
+    reach: int
+    positions: int
+    seconds: float
+    decisions: list[ReviewDecision]
+
+
+class ReviewData(Message):
+    """The review of a finished match (``GetReview``), every deal played to its end."""
+
+    type: Literal["review"] = "review"
+    code: str
+    deals: list[ReviewDeal]
+
+
 class HistoryEntry(Message):
     """One match of mine: when it ended, its mode and deals, the totals and my result, and
     the code that ``GetReplay`` takes (for ``--finished-ttl``)."""
@@ -576,6 +627,7 @@ ServerMessage = Annotated[
     | ChatSaid
     | RematchAsked
     | ReplayData
+    | ReviewData
     | History
     | Profile
     | PlayerKeyIssued

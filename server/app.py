@@ -40,6 +40,7 @@ from server.lobby.profile import Profiles
 from server.lobby.queue import Queue
 from server.lobby.records import Records
 from server.lobby.rematch import Rematches
+from server.lobby.reviews import Reviewer, Reviews
 from server.lobby.rooms import Rooms
 from server.lobby.seating import Seating
 from server.lobby.sessions import Session, Sessions
@@ -122,6 +123,8 @@ class App:
         lobby = Lobby(settings, store, self.sessions, self.limits, self.cluster, self.rng, clock)
         seating = Seating(lobby)
         self.records = Records(lobby)
+        #: Reviews of finished matches, computed in a process of their own.
+        self.reviewer = Reviewer(settings.review_seconds)
         #: Ratings: read, noted as a quick match starts, applied as it ends; the ladder.
         self.ladder = Ladder(lobby, rating_store(store))
         # a closed room's rating changes go the records' crash-proof way: applied as the
@@ -139,6 +142,7 @@ class App:
             **self.queue.routes(),
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
+            **Reviews(lobby, self.reviewer).routes(),
             **Profiles(lobby, self.identities, self.ladder).routes(),
             **self.ladder.routes(),
         }
@@ -189,6 +193,7 @@ class App:
         self.health.close()
         self.player_locks.close()
         self.bots.shutdown()
+        self.reviewer.shutdown()
 
     # --- connections ------------------------------------------------------------------
 

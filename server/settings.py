@@ -69,6 +69,7 @@ class Settings:
     strong_bots_per_address: int = 4
     bot_queue_limit: int = 16
     bot_workers: int = 0
+    review_seconds: float = 8.0
     bot_pool_start: str = "warm"
     max_watchers: int = 50
 
@@ -225,6 +226,10 @@ _HELP: dict[str, tuple[str, str]] = {
         "most strong-bot decisions waiting for the bot pool; past it new strong rooms are refused",
     ),
     "bot_workers": ("DDZ_BOT_WORKERS", "processes deciding for strong bots (0: up to 2)"),
+    "review_seconds": (
+        "DDZ_REVIEW_SECONDS",
+        "seconds of one core the exact solver may spend on each deal of a match's review",
+    ),
     "bot_pool_start": (
         "DDZ_BOT_POOL_START",
         "when those processes start: warm (with the server, so that the first strong"

@@ -41,6 +41,9 @@ LONGEST_WAIT = 24 * 3600.0
 OPEN_ROOMS_TTL = 24 * 3600.0
 #: Seconds a claimed code may take to join the active set (its room being stored).
 CLAIM_GRACE = 30.0
+#: Reviews of finished matches one address may have computed in an hour, and the window.
+REVIEWS_PER_HOUR = 12
+REVIEW_WINDOW = 3600.0
 #: Strong-bot seats of a strong practice room.
 PRACTICE_BOTS = 2
 
@@ -135,6 +138,18 @@ class LobbyLimits:
                 "bot_queue",
                 ErrorCode.BUSY,
                 "the strong bots are at capacity: retry in a minute, or choose another level",
+            )
+
+    async def new_review(self, address: str) -> None:
+        """Count a review about to be computed (the solver's work, seconds of a core per
+        deal) in the address's hourly window, or refuse (``LIMIT_REACHED``)."""
+        left = await self.addresses.count(address, "reviews", REVIEWS_PER_HOUR, REVIEW_WINDOW)
+        if left:
+            raise self._refuse(
+                "reviews",
+                ErrorCode.LIMIT_REACHED,
+                f"too many reviews from your address ({REVIEWS_PER_HOUR} an hour): retry in"
+                f" {_seconds(left)} s",
             )
 
     async def new_room(self, address: str) -> None:

@@ -26,6 +26,8 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   ``WATCHED_MAX``), for the replay; expires ``finished_ttl`` after the last one came.
 - ``PREFIXroom:{CODE}:again``, string: the code of the finished room's rematch, set by the
   first who asks; expires after ``finished_ttl``.
+- ``PREFIXroom:{CODE}:review``, string: the finished match's review (JSON,
+  ``server/lobby/reviews.py``), once computed; expires with the room's state.
 - ``PREFIXsession:TOKEN``, hash: ``player_id``, ``name``, ``room``; expires ``session_ttl``
   after its last use.
 - ``PREFIXrooms:active``, set: codes of rooms not yet closed; a code leaves it on close.
@@ -105,6 +107,9 @@ class Keys:
     def room_watched(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:watched"
 
+    def room_review(self, code: str) -> str:
+        return f"{self.prefix}room:{{{code}}}:review"
+
     def room_again(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:again"
 
@@ -113,7 +118,7 @@ class Keys:
 
     def address(self, address: str, part: str) -> str:
         """One of an address's keys (``part``: rooms, strong, sessions, new-rooms, misses,
-        strikes, blocked). Braces are dropped from the address (they would break the hash
+        strikes, blocked, reviews). Braces are dropped from the address (they would break the hash
         tag), and an unknown address is ``-``."""
         tag = address.replace("{", "").replace("}", "") or "-"
         return f"{self.prefix}addr:{{{tag}}}:{part}"

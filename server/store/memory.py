@@ -46,6 +46,7 @@ class MemoryRedis:
         self.queue_skill: dict[str, float] = {}
         self.watched: dict[str, set[str]] = {}
         self.again: dict[str, str] = {}
+        self.reviews: dict[str, bytes] = {}
         #: Lasting players by id, and the codes of matches pending for their records.
         self.players: dict[str, MemoryPlayer] = {}
         self.pending: set[str] = set()
@@ -319,6 +320,15 @@ class MemoryStore(MemoryPlayers):
 
     async def has_watched(self, code: str, player_id: str) -> bool:
         return player_id in self.data.watched.get(code, set())
+
+    async def review(self, code: str) -> bytes | None:
+        return self.data.reviews.get(code)
+
+    async def put_review(self, code: str, review: bytes) -> bool:
+        if code not in self.data.rooms:
+            return False
+        self.data.reviews[code] = review
+        return True
 
     async def rematch_room(self, code: str) -> str | None:
         return self.data.again.get(code)

@@ -220,6 +220,15 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
 return 1
 """
 
+#: Keep a finished room's review for as long as the room's state is kept: its TTL copied
+#: (a room still open, or gone, keeps none).
+_PUT_REVIEW = """
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+return 1
+"""
+
 
 def stored_room(reply: Any) -> StoredRoom | None:
     """A room as ``_LOAD_ROOM`` read it: its whole state and the step records saved since;
@@ -274,6 +283,7 @@ class RedisStore(RedisPlayers):
         self._release_lock = self._script(_RELEASE_LOCK)
         self._note_watched = self._script(_NOTE_WATCHED)
         self._claim_rematch = self._script(_CLAIM_REMATCH)
+        self._put_review = self._script(_PUT_REVIEW)
         #: The lease renewal of every room run here (in batches: ``LineScript.many``).
         self._renew = self._script(_RENEW)
         self._init_players()
@@ -715,6 +725,24 @@ class RedisStore(RedisPlayers):
             done: Any = await self._claim_rematch(
                 keys=keys, args=[rematch, replacing or "", self.finished_ttl]
             )
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return bool(done)
+
+    async def review(self, code: str) -> bytes | None:
+        """Finished room ``code``'s review as kept (``put_review``), if it is."""
+        try:
+            found: Any = await self.redis.get(self.keys.room_review(code))
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return None if found is None else bytes(found)
+
+    async def put_review(self, code: str, review: bytes) -> bool:
+        """Keep finished room ``code``'s review as long as the room (False: no room kept
+        to expire with)."""
+        keys = [self.keys.room_state(code), self.keys.room_review(code)]
+        try:
+            done: Any = await self._put_review(keys=keys, args=[review])
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self._unavailable(str(exc)) from exc
         return bool(done)

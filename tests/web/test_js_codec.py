@@ -43,6 +43,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetReplay,
+    GetReview,
     Hello,
     History,
     HistoryEntry,
@@ -74,6 +75,9 @@ from protocol.messages import (
     ReplayDeal,
     Resumed,
     ResumeRequest,
+    ReviewData,
+    ReviewDeal,
+    ReviewDecision,
     RoomClosed,
     RoomList,
     RoomSummary,
@@ -120,6 +124,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     NewPlayerKey(id=24),
     Hello(id=25, name="ann", version=PROTOCOL_VERSION, player_key="p0123456789abcdef.k3y"),
     GetLeaderboard(id=26),
+    GetReview(id=27, code="K7Q2XW"),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -266,6 +271,41 @@ SERVER_MESSAGES: list[BaseModel] = [
     SeatControl(seat=2, bot=True, reason="resume_pending", version=300),
     ChatSaid(seat=1, phrase="hurry_up"),
     RematchAsked(code="K7Q2XW", seat=2, deadline=1764547230.0, server_time=1764547200.5),
+    ReviewData(
+        code="K7Q2XW",
+        deals=[
+            ReviewDeal(
+                deal_no=2,
+                landlord=1,
+                hands=["3 44 5", "10 10 J SJ", "2 BJ"],
+                winner="farmers",
+                lost_at=0,
+                reach=2,
+                positions=812,
+                seconds=0.25,
+                decisions=[
+                    ReviewDecision(
+                        seat=1,
+                        play="44",
+                        before="landlord",
+                        after="farmers",
+                        exact=True,
+                        better=["3", None],
+                        timeout=False,
+                    ),
+                    ReviewDecision(
+                        seat=2,
+                        play=None,
+                        before=None,
+                        after="farmers",
+                        exact=False,
+                        better=[],
+                        timeout=True,
+                    ),
+                ],
+            )
+        ],
+    ),
     ReplayData(
         code="K7Q2XW",
         mode="private",

@@ -1,0 +1,125 @@
+"""Time and reach of the review of a finished deal (``server.analysis.review``, issue 33) on
+self-play deals of the bots.
+
+Each match is played by bots from a seed through the sans-I/O ``Match``, its journal
+recorded as a room records it (the start, every command, every draw), then reviewed from
+that journal under one ``Budget`` per deal. Prints, per deal and in all: the seconds the
+review took, the decisions of the deal and how many from the end were solved exactly
+(*reach*), the cards left in the three hands at the earliest solved decision, and the
+turning points found, and the puzzles mined from them (``server.analysis.puzzles``).
+
+    nice -n 10 .venv/bin/python benchmarks/review.py --matches 4 --seconds 8
+    nice -n 10 .venv/bin/python benchmarks/review.py --level strong --matches 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocol.cards import Rank
+from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
+from server.analysis.puzzles import mine
+from server.analysis.review import Budget, played_deals, review_deal
+from server.bots.base import BotPolicy, decide, policy_for
+from server.game.commands import Bid, Command, Pass, PlayCards, Ready
+from server.game.journal import RecordingRandom, command_record, start_record
+from server.game.match import Match, MatchConfig
+
+
+def _command(seat: int, request: Request) -> Command:
+    if isinstance(request, BidRequest):
+        return Bid(seat, request.value)
+    if isinstance(request, PassRequest):
+        return Pass(seat)
+    if isinstance(request, PlayRequest):
+        return PlayCards(seat, tuple(Rank(r) for r in request.ranks))
+    if isinstance(request, ReadyRequest):
+        return Ready(seat)
+    raise AssertionError(f"a bot sent {request!r}")
+
+
+def self_play(policies: Sequence[BotPolicy], deals: int, seed: int) -> list[dict[str, Any]]:
+    """A match played by ``policies``, as its journal."""
+    records: list[dict[str, Any]] = []
+    rng = RecordingRandom(random.Random(seed), records)
+    config = MatchConfig(deals=deals)
+    records.append(start_record(config, None, 0.0))
+    match, _ = Match.start(config, rng, 0.0)
+    while match.phase != "over":
+        for seat in range(3):
+            request = decide(policies[seat], match.view_for(seat, 0.0))
+            if request is not None:
+                command = _command(seat, request)
+                records.append(command_record(command, 0.0))
+                match.apply(command, 0.0, rng)
+                break
+    return records
+
+
+def _policy(level: str, seed: int) -> BotPolicy:
+    if level == "strong":
+        from server.bots.strong import StrongBot
+
+        return StrongBot(budget=None, iterations=6, seed=seed, bid_rollouts=20)
+    return policy_for(level, random.Random(seed))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--level", default="normal")
+    parser.add_argument("--seconds", type=float, default=8.0, help="budget per deal")
+    args = parser.parse_args(argv)
+    times: list[float] = []
+    reaches: list[int] = []
+    cards_at: list[int] = []
+    whole = turning = total = puzzles = 0
+    mining = 0.0
+    for m in range(args.matches):
+        seed = args.seed * 1000 + m
+        policies = [_policy(args.level, seed * 3 + s) for s in range(3)]
+        records = self_play(policies, args.deals, seed)
+        for deal in played_deals(records):
+            started = time.process_time()
+            review = review_deal(deal, Budget(seconds=args.seconds, nodes=None))
+            cpu = time.process_time() - started
+            n = len(review.decisions)
+            first = deal.steps[n - review.reach].position if review.reach else None
+            left = sum(len(h) for h in first.hands) if first else 0
+            times.append(cpu)
+            reaches.append(review.reach)
+            cards_at.append(left)
+            whole += review.reach == n
+            total += 1
+            turning += sum(d.turning for d in review.decisions)
+            started = time.process_time()
+            found = mine(deal, review)
+            mining += time.process_time() - started
+            puzzles += len(found)
+            print(
+                f"seed {seed} deal {deal.deal_no}: {cpu:5.2f} s cpu, reach {review.reach:2d}"
+                f" of {n:2d} decisions (from {left:2d} cards in hand),"
+                f" {review.positions} positions, lost at {review.lost_at}, {len(found)} puzzles"
+            )
+    print(
+        f"\n{total} deals: cpu s per deal median {statistics.median(times):.2f}"
+        f" max {max(times):.2f}; reach median {statistics.median(reaches)} decisions,"
+        f" cards in hand at reach median {statistics.median(cards_at)}"
+        f" (min {min(cards_at)}, max {max(cards_at)}); {whole} deals solved whole;"
+        f" {turning} turning points; {puzzles} puzzles ({mining:.1f} s cpu to mine them)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,368 @@
+"""The review of a finished deal: where it was decided (issue 33).
+
+Every play and pass of the deal (bids are not judged) is a *decision*: a seat, the position
+it faced (every hand open, whose turn, the play to beat and who made it) and what it did.
+The exact three-seat solver (``protocol.solver.solve_three``) gives the side that wins with
+best play by everyone before each decision, and so after it (the position before the next
+decision, or the deal's end). Best play cannot turn a lost position into a won one, so the
+value changes only where the seat that moved threw its side's win away: those decisions are
+*turning points*, each with the moves that would have kept the win, and the first of them
+is where the deal was lost.
+
+The solver works from the end of the deal backwards, every position under one budget per
+deal (``Budget``: seconds of one core and/or positions searched, the latter for reproducible
+tests): the end of a deal is small and quick, its start is mostly out of reach. The first
+position it cannot finish stops the walk; that decision and every earlier one are unknown
+(``None``), never guessed. ``DealReview.reach`` says how many decisions from the end were
+solved.
+
+Positions come from the match's journal, replayed through the game core that played it
+(``server.game.journal.replay``), so a review needs nothing a replay does not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from protocol.cards import Rank, card_rank, format_cards, parse_cards
+from protocol.events import CardsPlayed, DealEnded, LandlordChosen, Passed
+from protocol.legal import legal_plays
+from protocol.plays import Play
+from protocol.solver import Solution, solve_three
+from server.game.journal import replay
+from server.game.match import EVERYONE, Match
+
+Side = Literal["landlord", "farmers"]
+Cards = tuple[Rank, ...]
+#: Seconds of one core a deal's review may take by default, and the positions it may search.
+DEAL_SECONDS = 8.0
+DEAL_NODES: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What the review of one deal may spend: ``seconds`` of the clock, ``nodes`` positions
+    searched (None: no bound of that kind)."""
+
+    seconds: float | None = DEAL_SECONDS
+    nodes: int | None = DEAL_NODES
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A moment of a deal's play: every hand by seat, whose turn, the play to beat (None:
+    the seat leads) and the seat that made it."""
+
+    hands: tuple[Cards, Cards, Cards]
+    landlord: int
+    turn: int
+    to_beat: Play | None
+    by: int | None
+
+    def side(self, seat: int) -> Side:
+        return "landlord" if seat == self.landlord else "farmers"
+
+    def options(self) -> list[Play | None]:
+        """The legal moves of the seat on turn (None: the pass)."""
+        moves: list[Play | None] = list(legal_plays(self.hands[self.turn], self.to_beat))
+        if self.to_beat is not None:
+            moves.append(None)
+        return moves
+
+    def after(self, move: Play | None) -> Position | None:
+        """The position once the seat on turn made ``move`` (None: passed); None when the
+        move empties its hand (the deal is over)."""
+        turn, nxt = self.turn, (self.turn + 1) % 3
+        if move is None:
+            if self.to_beat is None:
+                raise ValueError("the seat that leads a trick must play")
+            if nxt == self.by:  # both others passed: its maker leads
+                return Position(self.hands, self.landlord, nxt, None, None)
+            return Position(self.hands, self.landlord, nxt, self.to_beat, self.by)
+        left = list(self.hands[turn])
+        for rank in move.cards:
+            left.remove(rank)
+        if not left:
+            return None
+        hands = list(self.hands)
+        hands[turn] = tuple(left)
+        return Position((hands[0], hands[1], hands[2]), self.landlord, nxt, move, turn)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A decision as the journal has it: the position and what its seat did (None: pass)."""
+
+    position: Position
+    play: Cards | None
+    timeout: bool
+
+
+@dataclass(slots=True)
+class PlayedDeal:
+    """A deal as it was played from the landlord's choice on: the hands then (the kitty in
+    the landlord's), each decision, and the side that won."""
+
+    deal_no: int
+    landlord: int
+    hands: tuple[Cards, Cards, Cards]
+    steps: list[Step] = field(default_factory=list)
+    winner: Side | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One judged decision. ``before``/``after``: the side that wins with best play before
+    and after it (None: out of the budget's reach); ``better``: when this move threw the
+    win away, the moves that would have kept it (None: the pass)."""
+
+    seat: int
+    play: Cards | None
+    timeout: bool
+    before: Side | None
+    after: Side | None
+    better: tuple[Cards | None, ...]
+
+    @property
+    def exact(self) -> bool:
+        return self.before is not None and self.after is not None
+
+    @property
+    def turning(self) -> bool:
+        """Whether this move turned a won position into a lost one for its side."""
+        return self.exact and self.before != self.after
+
+
+@dataclass(frozen=True, slots=True)
+class DealReview:
+    """A reviewed deal: its decisions in order, the winner, where it was lost (the index of
+    the first turning point, None when the winner always had it or the review does not
+    reach that far), how many decisions from the end were solved, and the cost."""
+
+    deal_no: int
+    landlord: int
+    hands: tuple[Cards, Cards, Cards]
+    winner: Side
+    decisions: tuple[Decision, ...]
+    lost_at: int | None
+    reach: int
+    positions: int
+    seconds: float
+
+
+def _cards(ranks: Iterable[Rank]) -> Cards:
+    return tuple(sorted(ranks))
+
+
+def _position(match: Match) -> Position | None:
+    """The position of the deal being played, or None when no deal is in play."""
+    deal = match.deal
+    if match.phase != "playing" or deal.landlord is None:
+        return None
+    hands = tuple(_cards(deal.hand_ranks(s)) for s in range(3))
+    last = deal.last_play
+    return Position(
+        hands=(hands[0], hands[1], hands[2]),
+        landlord=deal.landlord,
+        turn=deal.turn,
+        to_beat=deal.table_play,
+        by=None if last is None else last["seat"],
+    )
+
+
+def played_deals(records: Iterable[dict[str, Any]]) -> list[PlayedDeal]:
+    """The deals a journal holds that reached their play (void deals have none), each with
+    its decisions; the last may be unfinished (``winner`` None) if the match ended early."""
+    deals: list[PlayedDeal] = []
+    before: Position | None = None
+    for _, match, outgoing in replay(records):
+        for audience, message in outgoing:
+            if audience != EVERYONE:
+                continue
+            if isinstance(message, LandlordChosen):
+                hands = tuple(_cards(match.deal.hand_ranks(s)) for s in range(3))
+                deals.append(
+                    PlayedDeal(match.deal_no, message.seat, (hands[0], hands[1], hands[2]))
+                )
+            elif isinstance(message, CardsPlayed | Passed) and before is not None:
+                play = None
+                if isinstance(message, CardsPlayed):
+                    play = _cards(card_rank(c) for c in message.cards)
+                deals[-1].steps.append(Step(before, play, message.timeout))
+            elif isinstance(message, DealEnded) and deals:
+                deals[-1].winner = message.winner
+        before = _position(match)
+    return deals
+
+
+def solve(
+    position: Position,
+    *,
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Solution:
+    """``solve_three`` on a position of real seats (the solver numbers them from the
+    landlord: its seat 1 plays after the landlord)."""
+    landlord = position.landlord
+
+    def own(seat: int) -> int:
+        return (seat - landlord) % 3
+
+    h = position.hands
+    return solve_three(
+        h[landlord],
+        h[(landlord + 1) % 3],
+        h[(landlord + 2) % 3],
+        turn=own(position.turn),
+        to_beat=position.to_beat,
+        by=None if position.by is None else own(position.by),
+        node_limit=node_limit,
+        time_limit=time_limit,
+        clock=clock,
+    )
+
+
+def review_deal(
+    deal: PlayedDeal,
+    budget: Budget = Budget(),
+    clock: Callable[[], float] = time.monotonic,
+) -> DealReview:
+    """Judge every decision of a finished deal, from its end back as far as ``budget``
+    allows."""
+    if deal.winner is None:
+        raise ValueError(f"deal {deal.deal_no} did not finish: there is nothing to review")
+    started = clock()
+    n = len(deal.steps)
+    values: list[Side | None] = [None] * n + [deal.winner]
+    winning: list[tuple[Play | None, ...]] = [()] * n
+    searched = 0
+    reach = 0
+    for i in range(n - 1, -1, -1):
+        position = deal.steps[i].position
+        options = position.options()
+        if options == [None]:  # nothing beats the play: the pass is no choice
+            values[i] = values[i + 1]
+            winning[i] = (None,) if values[i] == position.side(position.turn) else ()
+            reach += 1
+            continue
+        nodes = None if budget.nodes is None else budget.nodes - searched
+        seconds = None if budget.seconds is None else budget.seconds - (clock() - started)
+        if (nodes is not None and nodes <= 0) or (seconds is not None and seconds <= 0):
+            break
+        solution = solve(position, node_limit=nodes, time_limit=seconds, clock=clock)
+        searched += solution.positions
+        if solution.winner is None:
+            break
+        values[i] = "landlord" if solution.winner == "landlord" else "farmers"
+        winning[i] = solution.winning_moves
+        reach += 1
+    decisions: list[Decision] = []
+    for i, step in enumerate(deal.steps):
+        before, after = values[i], values[i + 1]
+        mover = step.position.side(step.position.turn)
+        threw = before == mover and after is not None and after != mover
+        better = tuple(None if m is None else m.cards for m in winning[i]) if threw else ()
+        decisions.append(
+            Decision(step.position.turn, step.play, step.timeout, before, after, better)
+        )
+    lost_at = next((i for i, d in enumerate(decisions) if d.turning), None)
+    return DealReview(
+        deal_no=deal.deal_no,
+        landlord=deal.landlord,
+        hands=deal.hands,
+        winner=deal.winner,
+        decisions=tuple(decisions),
+        lost_at=lost_at,
+        reach=reach,
+        positions=searched,
+        seconds=clock() - started,
+    )
+
+
+def review_match(
+    records: Iterable[dict[str, Any]],
+    budget: Budget = Budget(),
+    clock: Callable[[], float] = time.monotonic,
+) -> list[DealReview]:
+    """Every finished deal of a match's journal, reviewed (each deal under its own
+    ``budget``)."""
+    return [review_deal(d, budget, clock) for d in played_deals(records) if d.winner is not None]
+
+
+def _text(cards: Cards | None) -> str | None:
+    return None if cards is None else format_cards(cards)
+
+
+def _ranks(text: str | None) -> Cards | None:
+    return None if text is None else tuple(parse_cards(text))
+
+
+def reviews_to_data(reviews: Iterable[DealReview]) -> dict[str, Any]:
+    """A match's reviews as plain JSON data, the form kept and printed by ``ddz review
+    --json``: per deal its decisions ``{"seat", "play", "before", "after", "exact",
+    "better"}`` (cards as text, a pass as null; ``before``/``after`` the side that wins
+    with best play, null out of reach), with the deal's landlord, hands, winner, where it
+    was lost (``lost_at``: an index into its decisions), ``reach`` and its cost."""
+    return {
+        "deals": [
+            {
+                "deal_no": r.deal_no,
+                "landlord": r.landlord,
+                "hands": [format_cards(h) for h in r.hands],
+                "winner": r.winner,
+                "lost_at": r.lost_at,
+                "reach": r.reach,
+                "positions": r.positions,
+                "seconds": round(r.seconds, 3),
+                "decisions": [
+                    {
+                        "seat": d.seat,
+                        "play": _text(d.play),
+                        "before": d.before,
+                        "after": d.after,
+                        "exact": d.exact,
+                        "better": [_text(m) for m in d.better],
+                        "timeout": d.timeout,
+                    }
+                    for d in r.decisions
+                ],
+            }
+            for r in reviews
+        ]
+    }
+
+
+def reviews_from_data(data: dict[str, Any]) -> list[DealReview]:
+    """``reviews_to_data``'s reviews back."""
+    reviews: list[DealReview] = []
+    for deal in data["deals"]:
+        hands = tuple(tuple(parse_cards(h)) for h in deal["hands"])
+        decisions = tuple(
+            Decision(
+                seat=d["seat"],
+                play=_ranks(d["play"]),
+                timeout=d["timeout"],
+                before=d["before"],
+                after=d["after"],
+                better=tuple(_ranks(m) for m in d["better"]),
+            )
+            for d in deal["decisions"]
+        )
+        reviews.append(
+            DealReview(
+                deal_no=deal["deal_no"],
+                landlord=deal["landlord"],
+                hands=(hands[0], hands[1], hands[2]),
+                winner=deal["winner"],
+                decisions=decisions,
+                lost_at=deal["lost_at"],
+                reach=deal["reach"],
+                positions=deal["positions"],
+                seconds=deal["seconds"],
+            )
+        )
+    return reviews
