@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import os
 import sys
@@ -44,6 +45,7 @@ from client.backoff import DEFAULT_RECONNECT_FOR
 from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import KeyAction, Options
+from client.player_key import NameFile
 from protocol.messages import BotSpeed
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -103,7 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the server's websocket URL (env DDZ_SERVER; default {DEFAULT_SERVER})",
     )
     parser.add_argument(
-        "--name", type=_name, default=_default_name(), help="your name at the table (env DDZ_NAME)"
+        "--name",
+        type=_name,
+        default=None,
+        help="your name at the table (env DDZ_NAME); kept for the next start on this server "
+        "(default: the name kept, else your login name)",
     )
     parser.add_argument(
         "--auto",
@@ -274,6 +280,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
             "--auto and --json need a subcommand: "
             "practice, create, join, watch, quick, list, replay, history, profile or top"
         )
+    if getattr(ns, "use", None) is not None and not ns.use.strip():
+        parser.error("--use takes a player key (ddz key shows one: PLAYER.SECRET)")
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
     # One grammar: the words read as the prompt reads them (practice 1 strong, create 6
@@ -287,9 +295,10 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     if getattr(ns, "deals", None) is not None:
         deals = ns.deals
     speed: BotSpeed | None = getattr(ns, "speed", None)
+    keep = not ns.no_save_session and ns.mode != "list"
     return Options(
         server=ns.server,
-        name=ns.name,
+        name=_chosen_name(ns.server, ns.name, keep),
         mode=ns.mode,
         auto=ns.auto,
         json=ns.json,
@@ -302,11 +311,27 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         public=create.public or getattr(ns, "public", False),
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
-        keep_session=not ns.no_save_session and ns.mode != "list",
+        keep_session=keep,
         page=getattr(ns, "page", 1),
         key_action=_key_action(ns),
         key_code=getattr(ns, "use", None),
     )
+
+
+def _chosen_name(server: str, given: str | None, keep: bool) -> str:
+    """The name to say hello with: the one given (``--name``, else ``DDZ_NAME``), kept for
+    the next start when sessions are kept; else the one kept for this server; else the
+    login name. The player's profile and the ladder show what the player chose, not the
+    account's login name."""
+    if given is None and os.environ.get("DDZ_NAME"):
+        with contextlib.suppress(argparse.ArgumentTypeError):
+            given = _name(os.environ["DDZ_NAME"])
+    if given is not None:
+        if keep:
+            NameFile.of(server).save(given)
+        return given
+    kept = NameFile.of(server).load() if keep else None
+    return kept or _default_name()
 
 
 def _key_action(ns: argparse.Namespace) -> KeyAction:

@@ -58,7 +58,16 @@ from websockets.exceptions import ConnectionClosed
 from client.after_match import social_lines
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
+from client.connection import (
+    TAKEN_OVER,
+    Link,
+    LinkError,
+    RequestNumbers,
+    open_with_retry,
+    reopen,
+    taken_over,
+    to_json_line,
+)
 from client.ladder_view import leaderboard_lines
 from client.options import Options, setup_request
 from client.player_key import KeyFile
@@ -430,6 +439,8 @@ class Headless:
         resumed."""
         cause: ConnectionClosed | None = exc
         while cause is not None:
+            if taken_over(cause):
+                raise SessionEnded(TAKEN_OVER)
             if self.opts.reconnect_for <= 0:
                 raise SessionEnded(f"the server closed the connection ({cause})")
             self.note(f"connection lost ({cause}); reconnecting")
@@ -499,8 +510,24 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
         )
 
     numbers = RequestNumbers()
-    keys = None if store is None else KeyFile.of(store.server, store.folder)
+    keys = kept_keys(opts, store)
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"), keys)
+
+
+#: What a second ``ddz`` of the same state folder says as it starts (it plays as the player
+#: of the kept key; the server closes the first one's connection, which stops).
+SECOND_DDZ = (
+    "another ddz keeps this server's session: this one plays as the same player and takes "
+    "the seat over (the other one stops)"
+)
+
+
+def kept_keys(opts: Options, store: SessionFile | None) -> KeyFile | None:
+    """Where the player key is kept: beside the session we hold, or, when another ``ddz``
+    holds it, the same file, read (a second ``ddz`` of one person is that person)."""
+    if store is not None:
+        return KeyFile.of(store.server, store.folder)
+    return KeyFile.of(opts.server) if opts.keep_session else None
 
 
 Answer = RoomList | ReplayData | History | Profile | PlayerKeyIssued | Leaderboard
@@ -526,7 +553,13 @@ async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
         show(err, "ddz: another ddz keeps this server's session and key: ask there")
         return EXIT_SESSION
     if opts.keep_session and store is None:
-        show(err, "ddz: another ddz keeps this server's session: ask there (this one is new)")
+        # asked as the player, it would take the player's connection from the one playing
+        show(
+            err,
+            "ddz: another ddz is playing as you on this server: ask at its prompt "
+            "(profile, history, top, replay CODE) or once it ends",
+        )
+        return EXIT_SESSION
     try:
         return await _query(opts, request, out, err, store)
     finally:
@@ -549,6 +582,9 @@ async def _query(
                 answer = await _ask(link, request, err)
                 break
             except ConnectionClosed as exc:
+                if taken_over(exc):
+                    show(err, f"ddz: {TAKEN_OVER}")
+                    return EXIT_SESSION
                 if time.monotonic() >= deadline:
                     show(err, f"ddz: the server closed the connection ({exc})")
                     return EXIT_SESSION
@@ -646,6 +682,8 @@ _ANSWERS: dict[type[Request], type[Answer]] = {
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     """Run one headless session; returns the process exit status."""
     store = SessionFile.claim(opts.server) if opts.keep_session else None
+    if opts.keep_session and store is None:
+        show(err, f"ddz: {SECOND_DDZ}")
     try:
         link = await open_first(opts, err, store)
     except LinkError as exc:
