@@ -66,7 +66,8 @@ function renderStatus() {
   else if (state.conn === "reconnecting") text = t("reconnecting");
   else if (state.conn === "down") text = t("server_down", { s: state.retryIn ?? 1 });
   else if (state.conn === "outdated") text = t("outdated");
-  else if (state.conn === "refused") text = t("key_refused");
+  // a code just taken (a link, typed) that no player has was mistyped, not replaced
+  else if (state.conn === "refused") text = t(ui.movedIn ? "key_unknown" : "key_refused");
   else if (state.conn === "elsewhere") text = t("playing_elsewhere");
   box.hidden = text === "";
   box.dataset.state = state.conn;

@@ -1,0 +1,34 @@
+"""The lasting player in the browser, round three (issue 34): a `#player=` link whose code no
+player has (a character lost in the copy) says it was mistyped, not that it "was replaced on
+another device", and offers the same ways on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.web.browser import PHONE, shoot
+from tests.web.conftest import OpenPage, StartServer
+from tests.web.driver import state
+from tests.web.test_page_profile import key_of
+
+
+def test_a_garbled_player_link_says_it_was_mistyped(
+    web_server: StartServer, open_page: OpenPage, chromium: Any
+) -> None:
+    server = web_server()
+    ann, _ = open_page(server.url)
+    key = key_of(ann)
+    assert key is not None
+    pid, secret = key.split(".")
+    garbled = f"{pid}.{secret[:-3]}{'A' if secret[-3] != 'A' else 'B'}{secret[-2:]}"
+    context = chromium.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}#player={garbled}")
+        page.wait_for_selector("#refused-choices:not([hidden])")
+        text = page.inner_text("#status")
+        assert "copied whole" in text and "replaced on another device" not in text
+        assert state(page)["conn"] == "refused"
+        shoot(page, "identity-garbled-link-390x844")
+    finally:
+        context.close()
