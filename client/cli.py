@@ -3,7 +3,7 @@
     ddz [--server URL] [--name N] [--auto LEVEL] [--json] [--reconnect-for SECONDS] practice ...
     ddz ... practice [DEALS] [LEVEL] [SPEED]     (as at the prompt: ddz practice 1 strong)
     ddz ... practice --deals 3 [--level L] [--speed S]
-    ddz ... create [DEALS] [public] [--bots L] [--speed S]
+    ddz ... create [DEALS] [public] [rated] [--bots L] [--speed S]
     ddz ... create --deals N [--bots L] [--speed S] [--public]
     ddz ... join CODE
     ddz ... watch CODE
@@ -173,8 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument(
         "words",
         nargs="*",
-        metavar="DEALS|public",
-        help=f"deals ({', '.join(map(str, ROOM_DEALS))}); public lists it for watching",
+        metavar="DEALS|public|rated",
+        help=f"deals ({', '.join(map(str, ROOM_DEALS))}); public lists it for watching; rated: "
+        "its match rates its three people (no bots may sit)",
     )
     create.add_argument(
         "--deals", type=int, choices=ROOM_DEALS, help="deals in the match (default 3)"
@@ -309,6 +310,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         bot_speed=speed if ns.mode == "create" else None,
         bots=getattr(ns, "bots", None),
         public=create.public or getattr(ns, "public", False),
+        rated=create.rated,
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
         keep_session=keep,

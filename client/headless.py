@@ -94,6 +94,7 @@ from protocol.messages import (
     Profile,
     Queued,
     QueueLeft,
+    RatingChanged,
     ReadyRequest,
     Rematch,
     ReplayData,
@@ -106,6 +107,9 @@ from protocol.messages import (
     Snapshot,
 )
 
+#: Seconds a headless client waits after a rated match's end for its ``RatingChanged``
+#: (the room closes, its records and ratings are applied, then the player is told).
+RATING_WAIT = 10.0
 #: Seconds to hold back after the server refused a request for flooding.
 RATE_LIMIT_BACKOFF = 1.0
 
@@ -190,6 +194,8 @@ class Headless:
         self.again_of: str | None = None
         #: The rematch's first deal came: from then on the session ends as any other.
         self.again_dealt = False
+        #: After a rated match's end: until when ``RatingChanged`` is waited for.
+        self.rating_until: float | None = None
 
     # --- output -----------------------------------------------------------------------
 
@@ -238,9 +244,14 @@ class Headless:
             status = await self.reconnect(exc)
         while status is None:
             try:
-                message = await self.link.receive()
+                message = await self.next_message()
+                if message is None:
+                    self.note("no rating change came: ddz profile shows the rating")
+                    return EXIT_OK
                 status = await self.handle(message)
             except ConnectionClosed as exc:
+                if self.rating_until is not None:
+                    return EXIT_OK  # the match is over: its rating is in the profile
                 status = await self.reconnect(exc)
             except ProtocolError as exc:
                 raise SessionEnded(f"protocol error: {exc.message}") from exc
@@ -279,9 +290,17 @@ class Headless:
                 self.again_id = await self.send(Rematch(code=self.again_of))
                 return None
             self.match_ended = True
+            if self.rating_expected():
+                # the rating's change comes once the room has closed and been counted
+                self.rating_until = time.monotonic() + RATING_WAIT
+                return None
             return EXIT_OK
-        elif isinstance(message, RoomClosed) and self.again_waits(message):
-            pass
+        elif isinstance(message, RatingChanged) and self.rating_until is not None:
+            return EXIT_OK
+        elif isinstance(message, RoomClosed) and (
+            self.rating_until is not None or self.again_waits(message)
+        ):
+            pass  # (the end came: its rating's change may follow; or a rematch is asked)
         elif isinstance(message, Left) and self.again_of is not None and not self.again_dealt:
             # Two asked at once: the server opened a rematch for each, kept the other's and
             # took us out of ours (its snapshot, then Left); the kept one's snapshot follows.
@@ -296,6 +315,27 @@ class Headless:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def rating_expected(self) -> bool:
+        """Whether the match just ended rates us: a quick match (or a rated room) with two
+        persons or more, in which we sat."""
+        state = self.state
+        if state is None or state.my_seat is None:
+            return False
+        room = state.room
+        persons = sum(seat.kind == "person" for seat in room.seats)
+        return (room.mode == "quick" or room.rated) and persons >= 2
+
+    async def next_message(self) -> ServerMessage | None:
+        """The next message; None when the wait for a rating's change is over."""
+        if self.rating_until is None:
+            return await self.link.receive()
+        left = self.rating_until - time.monotonic()
+        try:
+            async with asyncio.timeout(max(left, 0.0)):
+                return await self.link.receive()
+        except TimeoutError:
+            return None
 
     def again_waits(self, closed: RoomClosed) -> bool:
         """The finished room closing while its rematch is asked for: not the end."""

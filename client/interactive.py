@@ -122,7 +122,7 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 MENU: tuple[tuple[str, str], ...] = (
     ("practice", "a game against two bots (a short one: practice 1 easy)"),
     ("quick", "a timed match with the next two players (bots if none come)"),
-    ("create [public]", "a room of your own to share (public: listed for watchers)"),
+    ("create [public] [rated]", "a room to share (public: listed for watchers; rated)"),
     ("join CODE", "take a seat in a friend's room"),
     ("list, watch CODE", "the live rooms; watch one"),
     ("history, replay", "your last matches, and one of them deal by deal"),
@@ -707,7 +707,9 @@ class Interactive:
                 {"deals": command.deals, "level": command.level, "speed": command.speed}
             )
         elif isinstance(command, cmd.Create):
-            request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
+            request = CreateRoom.model_validate(
+                {"deals": command.deals, "public": command.public, "rated": command.rated}
+            )
             self.ready_on_snapshot = True
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)

@@ -479,6 +479,8 @@ def _seat_status(state: TableState, seat: int, view: SeatView) -> Fragments:
     out.append(("" if view.kind != "empty" else DIM, f"{name:<20}"))
     if view.kind == "person" and not view.connected:
         out.append((WARN, " offline"))
+    if view.tier is not None and seat != state.my_seat:
+        out.append((DIM, f" [{view.tier}]"))  # an opponent's tier, as the quick match seated them
     if table is None:
         out.append((GOOD if view.ready else DIM, " ready" if view.ready else " not ready"))
         return out

@@ -87,10 +87,14 @@ class Room(Membership):
         clocks: Clocks | None = None,
         public: bool = False,
         bot_speed: BotSpeed = "normal",
+        rated: bool = False,
     ) -> Room:
-        """A room with its creator in seat 0 and the other seats empty."""
+        """A room with its creator in seat 0 and the other seats empty; ``rated``: its
+        match changes its people's ratings (people only: no bot may be seated)."""
         seats = [Seat(kind="person", player_id=creator, name=name, connected=True), Seat(), Seat()]
-        return cls(code, mode, deals, seats, creator, public, clocks, bot_speed)
+        room = cls(code, mode, deals, seats, creator, public, clocks, bot_speed)
+        room.rated = rated
+        return room
 
     @classmethod
     def quick(
@@ -100,14 +104,20 @@ class Room(Membership):
         clocks: Clocks,
         bot_level: BotLevel = "normal",
         bot_speed: BotSpeed = "normal",
+        tiers: dict[str, str] | None = None,
     ) -> Room:
         """A quick match: the people (player id, name) from the queue in their order, bots
-        in the seats left, watchable by anyone. Start it with ``start_match``. The people
-        were connected when matched (a disconnect takes a person off the queue)."""
+        in the seats left, watchable by anyone; ``tiers``: each rated person's tier, shown
+        at the table. Start it with ``start_match``. The people were connected when matched
+        (a disconnect takes a person off the queue)."""
         room = cls(code, "quick", 3, [Seat(), Seat(), Seat()], None, True, clocks, bot_speed)
+        room.rated = True
         for i, (p, n) in enumerate(people):
             name = room.name_for(i, n)
-            room.seats[i] = Seat(kind="person", player_id=p, name=name, ready=True, connected=True)
+            tier = (tiers or {}).get(p)
+            room.seats[i] = Seat(
+                kind="person", player_id=p, name=name, ready=True, connected=True, tier=tier
+            )
         for i in range(len(people), 3):
             room.place_bot(i, bot_level)
         return room
@@ -122,6 +132,7 @@ class Room(Membership):
         seats, bots = rematch.rematch_seats(old.seats, old.mode, asker)
         room = cls(code, old.mode, old.deals, seats, asker, old.public, old.clocks, old.bot_speed)
         room.rematch_of = old.code
+        room.rated = old.rated and old.mode == "private"  # (a quick match's, never: chosen)
         for i in bots:
             room.place_bot(i, "normal")
         if any(s.held for s in seats):
@@ -175,6 +186,8 @@ class Room(Membership):
             what = "seats bots" if isinstance(request, SeatBot) else "sets the bot speed"
             raise RoomError(ErrorCode.NOT_ALLOWED, f"only the room's creator {what}")
         if isinstance(request, SeatBot):
+            if self.rated:
+                raise RoomError(ErrorCode.NOT_ALLOWED, "a rated room is for people only")
             return self._seat_bot(request, now, rng)
         if isinstance(request, SetBotSpeed):
             self.bot_speed = request.speed

@@ -149,6 +149,10 @@ class Keys:
     def rated(self, player_id: str) -> str:
         return f"{self.prefix}{{player:{player_id}}}:rated"
 
+    def rating_log(self, player_id: str) -> str:
+        """The player's rating after each of their last rated matches (the profile's graph)."""
+        return f"{self.prefix}{{player:{player_id}}}:rating_log"
+
     def room_ratings(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:ratings"
 

@@ -16,7 +16,14 @@ from typing import Any
 
 from server.store.addresses import Claim, Listed
 from server.store.memory import MemoryRedis, MemoryStore
-from server.store.ratings import RATED_KEEP, LadderRead, Ranked, StoredRating
+from server.store.ratings import (
+    RATED_KEEP,
+    RATING_LOG,
+    LadderRead,
+    LoggedRating,
+    Ranked,
+    StoredRating,
+)
 
 
 @dataclass
@@ -161,6 +168,7 @@ class _Ratings:
     starts: dict[str, dict[str, Any]] = field(default_factory=dict)
     top: dict[str, float] = field(default_factory=dict)
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
+    logs: dict[str, list[LoggedRating]] = field(default_factory=dict)
 
 
 _RATINGS: weakref.WeakKeyDictionary[MemoryRedis, _Ratings] = weakref.WeakKeyDictionary()
@@ -200,11 +208,17 @@ class MemoryRatings:
             held["matches"] += 1
             held["name"] = name
             applied[code] = now
+            log = self.data.logs.setdefault(player_id, [])
+            log.append(LoggedRating(held["mu"], held["sigma"], now))
+            del log[:-RATING_LOG]
             for old in [c for c, t in applied.items() if t < now - RATED_KEEP]:
                 del applied[old]
         stored = await self.rating(player_id)
         assert stored is not None
         return not done, stored
+
+    async def history(self, player_id: str) -> list[LoggedRating]:
+        return list(self.data.logs.get(player_id, []))
 
     async def save_start(self, code: str, start: dict[str, Any]) -> None:
         self.data.starts[code] = dict(start)

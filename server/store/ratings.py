@@ -25,9 +25,13 @@ from server.store.redis_store import RedisStore
 #: (7 days), after which nothing can apply the match again (its room and start are gone).
 RATED_KEEP = 30 * 86400
 
-#: KEYS: rating, rated. ARGV: code, now, mu and sigma before, mu and sigma after, name, keep
-#: seconds. Applies the change unless ``code`` was applied already; returns {applied (1/0),
-#: mu, sigma, matches} as they are now.
+#: Ratings kept in a player's rating log: the profile's graph of their last rated matches.
+RATING_LOG = 50
+
+#: KEYS: rating, rated, rating log. ARGV: code, now, mu and sigma before, mu and sigma
+#: after, name, keep seconds, log length. Applies the change unless ``code`` was applied
+#: already, and logs the rating it leaves ("mu sigma when"); returns {applied (1/0), mu,
+#: sigma, matches} as they are now.
 _APPLY = """
 local applied = 0
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
@@ -40,6 +44,8 @@ if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
     redis.call('HINCRBY', KEYS[1], 'matches', 1)
     redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
     redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(ARGV[2]) - tonumber(ARGV[8])))
+    redis.call('LPUSH', KEYS[3], string.format('%.17g %.17g %s', mu, sigma, ARGV[2]))
+    redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[9]) - 1)
     applied = 1
 end
 local now = redis.call('HMGET', KEYS[1], 'mu', 'sigma', 'matches')
@@ -76,6 +82,23 @@ class StoredRating(NamedTuple):
     mu: float
     sigma: float
     matches: int
+
+
+class LoggedRating(NamedTuple):
+    """A player's rating as one rated match left it, and when."""
+
+    mu: float
+    sigma: float
+    at: float
+
+
+def _logged(raw: bytes | str) -> LoggedRating | None:
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    try:
+        mu, sigma, at = (float(part) for part in text.split())
+    except ValueError:
+        return None
+    return LoggedRating(mu, sigma, at)
 
 
 class Ranked(NamedTuple):
@@ -127,9 +150,13 @@ class RedisRatings:
     ) -> tuple[bool, StoredRating]:
         """Apply one match's change (mu and sigma, before and after) to the player's rating
         unless match ``code`` was applied already; whether it was now, and the rating."""
-        keys = [self.keys.rating(player_id), self.keys.rated(player_id)]
+        keys = [
+            self.keys.rating(player_id),
+            self.keys.rated(player_id),
+            self.keys.rating_log(player_id),
+        ]
         args: list[str | float] = [code, now, *map(repr, before), *map(repr, after), name]
-        args.append(RATED_KEEP)
+        args += [RATED_KEEP, RATING_LOG]
         try:
             reply: Any = await self._apply(keys=keys, args=args)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
@@ -137,6 +164,15 @@ class RedisRatings:
         stored = _stored(reply[1:])
         assert stored is not None  # (the script has just written it, or had it)
         return bool(reply[0]), stored
+
+    async def history(self, player_id: str) -> list[LoggedRating]:
+        """The player's rating after each of their last rated matches, the oldest first
+        (only those since the log began: none for matches before it)."""
+        try:
+            found: Any = await self.store.redis.lrange(self.keys.rating_log(player_id), 0, -1)
+        except StoreFailure as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+        return [logged for raw in reversed(found) if (logged := _logged(raw)) is not None]
 
     async def save_start(self, code: str, start: dict[str, Any]) -> None:
         """Keep the ratings a rated match starts from, as long as its room is kept."""

@@ -65,6 +65,8 @@ async def script(ratings: RatingStore) -> list[Any]:
     read = await ratings.ladder(3, "p1")
     out.append(([(r.player_id, r.score, r.entry) for r in read.top], read.rank, read.score))
     out.append((await ratings.ladder(3, "nobody"))[1:])
+    out.append([(round(r.mu, 9), round(r.sigma, 9), r.at) for r in await ratings.history("p1")])
+    out.append(await ratings.history("nobody"))
     return out
 
 
@@ -79,6 +81,9 @@ async def test_the_twin_answers_as_redis_does(redis_store: RedisStore) -> None:
     assert on_redis[6][1:] == (4, 3.5)  # below the top three
     assert [pid for pid, _, _ in on_redis[6][0]] == ["p4", "p2", "p3"]
     assert on_redis[7] == (None, None, 4)
+    # the rating after each applied match, the oldest first (the one applied twice: once)
+    assert on_redis[8] == [(27.5, 7.5, 100.0), (26.5, round(7.5 * 7.5 / 8.0, 9), 102.0)]
+    assert on_redis[9] == []
 
 
 async def test_a_cluster_and_a_sentinel_answer_as_one_redis_does(spread_store: RedisStore) -> None:
@@ -108,6 +113,6 @@ async def test_the_same_change_asked_at_once_from_many_places_is_applied_once(
 
 async def test_a_players_rating_keys_share_one_hash_tag(redis_store: RedisStore) -> None:
     keys = redis_store.keys
-    for key in (keys.rating("p1"), keys.rated("p1")):
+    for key in (keys.rating("p1"), keys.rated("p1"), keys.rating_log("p1")):
         assert "{player:p1}" in key
     assert "{ladder}" in keys.ladder_top and "{ladder}" in keys.ladder_players

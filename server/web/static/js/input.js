@@ -230,10 +230,11 @@ function wireLobby() {
     const form = /** @type {HTMLFormElement} */ (e.currentTarget);
     const deals = radio(form, "deals");
     const pub = /** @type {HTMLInputElement} */ (form.elements.namedItem("public")).checked;
+    const rated = /** @type {HTMLInputElement} */ (form.elements.namedItem("rated")).checked;
     if (![3, 6, 9].includes(deals)) return;
     prefs.create = { deals, public: pub };
     savePrefs();
-    send({ type: "create_room", deals, public: pub });
+    send({ type: "create_room", deals, public: pub, rated });
   });
   const code = () => input("code").value.trim().toUpperCase();
   $("code-form").addEventListener("submit", (e) => {

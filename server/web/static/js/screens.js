@@ -229,7 +229,11 @@ function renderWaiting() {
   });
   const creator = room.creator_seat !== null && room.creator_seat === room.your_seat;
   const empty = room.seats.some((/** @type {any} */ s) => s.kind === "empty");
-  $("bot-panel").hidden = !creator || !empty;
+  // a rated room is for people only: no bot may sit (the server refuses one)
+  $("bot-panel").hidden = !creator || !empty || !!room.rated;
+  const rated = $("rated-note");
+  rated.hidden = !room.rated;
+  rated.textContent = room.rated ? `★ ${t("rated_room")}` : "";
   const me = room.your_seat;
   const ready = button("wait-ready");
   ready.hidden = me === null;

@@ -240,7 +240,7 @@ function renderSeat(box, seat, pos, table) {
   const count = table.card_counts[seat];
   const bubble = bubbleFor(seat);
   const key = JSON.stringify([
-    seat, me, view.name, view.kind, view.connected, table.landlord, table.bot_control[seat],
+    seat, me, view.name, view.kind, view.connected, view.tier, table.landlord, table.bot_control[seat],
     count, table.totals[seat], onTurn, slot, bubble && state.said[seat], ui.lang,
   ]);
   if (!changed(`seat-${pos}`, key)) return;
@@ -257,6 +257,8 @@ function renderSeat(box, seat, pos, table) {
   else if (table.landlord !== null) badge("farmer", t("farmer"));
   if (view.kind === "bot" || table.bot_control[seat]) badge("bot", t("bot"));
   if (view.kind === "person" && !view.connected) badge("offline", t("offline"));
+  // an opponent's tier (段位), as a quick match seated them: whom one plays against
+  if (view.tier && seat !== me) who.append(make("span", `badge tier tier-${view.tier}`, t(`tier_${view.tier}`)));
   const info = make("div", "info");
   const low = count > 0 && count <= 2;
   const pile = make("span", `pile${low ? " low" : ""}`, low ? `⚠ ${count}` : String(count));
