@@ -277,7 +277,10 @@ class Headless:
         elif isinstance(message, Snapshot):
             table = message.room.table
             if table is not None and table.phase == "over":
-                # Resumed into a room whose match had ended: its result came before.
+                # Resumed into a room whose match had ended: while we were away (its bots
+                # finished it through a restart), or its result came before. Either way
+                # its end is said, not left to a silent exit.
+                self.ended_away(message)
                 self.forget_session()
                 return EXIT_OK
             await self.opened(message, first=before is None)
@@ -315,6 +318,27 @@ class Headless:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def ended_away(self, snapshot: Snapshot) -> None:
+        """The match of a room we came back to is over: its end, as the match's own
+        ``MatchEnded`` would print it (text), and a note on stderr (``--json`` prints the
+        snapshot, which holds it, as received)."""
+        table = snapshot.room.table
+        if table is None or self.match_ended:
+            return
+        self.match_ended = True
+        ended = MatchEnded(
+            totals=list(table.totals),
+            winners=list(table.winners or []),
+            deal_scores=table.deal_scores,
+        )
+        if not self.opts.json and self.state is not None:
+            for line in event_lines(self.state, self.state, ended):
+                print(plain(line), file=self.out, flush=True)
+        totals = " ".join(f"{t:+d}" for t in table.totals)
+        self.note(
+            f"the match in room {code(snapshot.room.code)} ended while we were away: {totals}"
+        )
 
     def rating_expected(self) -> bool:
         """Whether the match just ended rates us: a quick match (or a rated room) with two
