@@ -258,19 +258,26 @@ class Room(Membership):
     # --- idle rooms and the end -------------------------------------------------------
 
     def resume_clocks(
-        self, now: float, floor: float = RESUME_FLOOR, grace: float = 0.0
+        self,
+        now: float,
+        floor: float = RESUME_FLOOR,
+        grace: float = 0.0,
+        down_since: float | None = None,
     ) -> list[Delivery]:
         """The room comes back after its process was down or while it was taken over: the
-        running clock gets at least the time it had left at the last save (``saved_at``;
-        for a room saved before that was kept, the time it has left now), and at least
-        ``floor`` seconds (at most its full length), counted from ``now``. While a person
-        it waits for (``awaited_seats``) is not back, that time is held for up to ``grace``
-        seconds: it counts from their return (``back``) or from the grace's end, whichever
-        comes first. Everyone is told the new deadline."""
+        running clock gets at least the time it had left when the process went down
+        (``down_since``, when known: its last sign of life) or else at the last save
+        (``saved_at``; for a room saved before that was kept, the time it has left now),
+        and at least ``floor`` seconds (at most its full length), counted from ``now``.
+        While a person it waits for (``awaited_seats``) is not back, that time is held for
+        up to ``grace`` seconds: it counts from their return (``back``) or from the grace's
+        end, whichever comes first. Everyone is told the new deadline."""
         match = self.match
         if match is None or self.closed is not None:
             return []
         saved_at = now if self.saved_at is None else min(self.saved_at, now)
+        if down_since is not None and saved_at <= down_since <= now:
+            saved_at = down_since  # (time between the last save and the crash counted)
         away = any(not self.seats[i].connected for i in self.awaited_seats())
         out = match.resume_clock(now, saved_at, floor, grace if away else 0.0)
         if out:

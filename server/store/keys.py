@@ -99,6 +99,11 @@ class Keys:
     def room_lease(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:lease"
 
+    @property
+    def nodes_alive(self) -> str:
+        """Each process's last sign of life (wall time), by node: when a dead one died."""
+        return f"{self.prefix}nodes:alive"
+
     def room_fence(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:fence"
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.web.browser import PHONE, shoot
+from tests.web.browser import PHONE, shoot, wait_until
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import state
+from tests.web.table_helpers import set_language
 from tests.web.test_page_profile import key_of
 
 
@@ -32,3 +33,26 @@ def test_a_garbled_player_link_says_it_was_mistyped(
         shoot(page, "identity-garbled-link-390x844")
     finally:
         context.close()
+
+
+def test_the_default_name_follows_the_language(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    """Issue 34: "Player 123" stayed English in a page switched to another language."""
+    server = web_server()
+    page, _ = open_page(server.url)
+    name = state(page)["me"]["name"]
+    assert name.startswith("Player ")
+    number = name.removeprefix("Player ")
+    set_language(page, "zh")
+    wait_until(lambda: state(page)["me"]["name"] == f"玩家{number}", page=page)
+    assert page.input_value("#name") == f"玩家{number}"
+    set_language(page, "de")
+    wait_until(lambda: state(page)["me"]["name"] == f"Spieler {number}", page=page)
+    # a name the person chose stays theirs in every language
+    page.fill("#name", "Ann")
+    page.click("#name-form button[type=submit]")
+    wait_until(lambda: state(page)["me"]["name"] == "Ann", page=page)
+    set_language(page, "id")
+    page.wait_for_timeout(300)
+    assert state(page)["me"]["name"] == "Ann"

@@ -162,8 +162,17 @@ function wireBar() {
       ui.lang = /** @type {Lang} */ (menu.value);
       for (const other of menus) other.value = ui.lang;
       prefs.lang = ui.lang;
-      savePrefs();
       applyLanguage();
+      if (!prefs.named) {
+        // a name this browser did not choose follows the language (Player 123, 玩家123),
+        // at the table too once the player's next session says it
+        const name = ui.t("default_name", { n: /\d+/.exec(prefs.name)?.[0] ?? "100" });
+        if (name !== prefs.name) {
+          prefs.name = name;
+          if (state.room === null && state.conn === "open") conn.rename();
+        }
+      }
+      savePrefs();
       labelKeys();
     });
   }
