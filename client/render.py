@@ -354,6 +354,13 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
             if room.creator_seat == state.my_seat:
                 lines.append([(DIM, "seat bots with: bot [LEVEL] (one for each empty seat)")])
     table = room.table
+    if table is not None and table.restarted and table.turn is not None:
+        # back after the server restarted: its clock stood still meanwhile
+        left = ""
+        if table.turn.deadline is not None and state.my_turn:
+            left = f" ({max(0, round(table.turn.deadline - table.turn.server_time))} s left)"
+        who = "your" if state.my_turn else "the"
+        lines.append([(WARN, f"back: the server restarted, {who} clock was paused{left}")])
     if (
         table is not None
         and table.turn is not None
