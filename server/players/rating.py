@@ -77,8 +77,8 @@ NEW = Rating(MODEL.mu, MODEL.sigma)
 POINTS_BASE = 1500
 POINTS_PER_MU = 40.0
 #: Above this sigma a rating is provisional ("1500?"): in ``benchmarks/rating_sim.py``-like
-#: play it is reached after about 10 rated matches of 3 deals (sigma 8.3 -> 4.7).
-PROVISIONAL_SIGMA = 4.75
+#: play it is reached after 8 to 11 rated matches of 3 deals (sigma 8.3 -> 5.0).
+PROVISIONAL_SIGMA = 5.0
 
 #: The tiers (段位) a player climbs, by shown points: (tier, the least points of it).
 TIERS: tuple[tuple[str, int], ...] = (
