@@ -122,7 +122,7 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 MENU: tuple[tuple[str, str], ...] = (
     ("practice", "a game against two bots (a short one: practice 1 easy)"),
     ("quick", "a timed match with the next two players (bots if none come)"),
-    ("create [public] [rated]", "a room to share (public: listed for watchers; rated)"),
+    ("create [public]", "a room to share (public: listed; or rated: people only)"),
     ("join CODE", "take a seat in a friend's room"),
     ("list, watch CODE", "the live rooms; watch one"),
     ("history, replay", "your last matches, and one of them deal by deal"),
