@@ -102,15 +102,28 @@ def test_the_leaderboard_and_my_place_below_the_top(
 
 
 def test_a_rated_quick_match_shows_the_rating_change(
-    web_server: StartServer, open_page: OpenPage
+    web_server: StartServer, open_page: OpenPage, redis_url: str
 ) -> None:
     server = web_server("--quick-match-wait", "1", "--bot-speed", "instant")
     ann, ann_frames = open_page(server.url)
     bo, bo_frames = open_page(server.url, phone=True)
+    # each has one rated match behind them (a new player's rating): a tier to show
+    keys = Keys(prefix_of(server))
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for page in (ann, bo):
+            rated: dict[str, str | float] = {"mu": 25.0, "sigma": 8.0, "matches": 1}
+            client.hset(keys.rating(state(page)["me"]["playerId"]), mapping=rated)
+    finally:
+        client.close()
     ann.click("#quick-start")
     bo.tap("#quick-start")
     for page in (ann, bo):
         page.wait_for_selector("#table:not([hidden])", timeout=20_000)
+        # the opponent's tier by their name (issue 34), never my own
+        page.wait_for_selector(".seat:not(.pos-0) .badge.tier:text-is('Gold')")
+        assert page.query_selector(".pos-0 .badge.tier") is None
+    shoot(bo, "quick-match-tiers-390x844")
     watcher, watcher_frames = open_page(server.url)
     watcher.fill("#code", state(ann)["room"]["code"])
     watcher.click("#watch-btn")
@@ -131,7 +144,7 @@ def test_a_rated_quick_match_shows_the_rating_change(
         assert RATING_CHANGE.match(text), text
         up = change["after"]["points"] >= change["before"]["points"]
         assert ("(+" in text) == up
-        assert change["after"]["matches"] == 1
+        assert change["after"]["matches"] == 2  # (one before it)
     shoot_all(ann, "result-rating")
     # nobody's key reached another player or the watcher: each page's own came in its own
     # welcome only
