@@ -56,3 +56,19 @@ def test_the_default_name_follows_the_language(
     set_language(page, "id")
     page.wait_for_timeout(300)
     assert state(page)["me"]["name"] == "Ann"
+
+
+def test_a_private_room_created_rated_says_so_and_offers_no_bot(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    server = web_server()
+    page, frames = open_page(server.url, phone=True)
+    page.check("#create-form input[name=rated]")
+    page.tap("#create-start")
+    page.wait_for_selector("#waiting:not([hidden])")
+    page.wait_for_selector("#rated-note:not([hidden])")
+    assert "Rated (people only" in page.inner_text("#rated-note")
+    assert page.is_hidden("#bot-panel")  # a rated room seats no bot: not offered
+    assert state(page)["room"]["rated"] is True
+    assert [m["room"]["rated"] for m in frames.of_type("snapshot")][-1] is True
+    shoot(page, "rated-room-waiting-390x844")
