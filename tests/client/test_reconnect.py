@@ -33,10 +33,11 @@ from prompt_toolkit.output import DummyOutput
 from websockets.asyncio.client import ClientConnection, connect
 
 from client.backoff import RECONNECT, UNAVAILABLE, Backoff
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry
+from client.connection import TAKEN_OVER, Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_OK, Headless, SessionEnded
 from client.interactive import Interactive
 from client.options import Options
+from client.render import plain
 from protocol.codec import decode, decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.events import MatchEnded, TableView
@@ -793,3 +794,26 @@ async def test_a_match_its_bots_finished_while_we_were_away_is_said_to_have_ende
     assert "ended while we were away: +12 -6 -6" in err.getvalue()
     if not json_mode:
         assert "match over: me (you) wins   totals: me (you) +12" in out.getvalue()
+
+
+async def test_the_interactive_client_taken_over_by_its_player_elsewhere_stops(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: two clients of one key took the player from each other for ever."""
+    said: list[str] = []
+    monkeypatch.setattr("client.interactive.say", lambda fragments: said.append(plain(fragments)))
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        client = Interactive(Options(server=server, name="me", reconnect_for=5))
+        first = await Link.open(server, "me", numbers=client.numbers)
+        key = first.welcome.player_key
+        assert key is not None
+        client.link = first
+        loop = asyncio.create_task(client.receive_loop())
+        elsewhere = await Link.open(server, "me", player_key=key)  # the same player, again
+        try:
+            await asyncio.wait_for(loop, 5)
+            assert client.done and client.link is first  # no new link: it did not fight back
+            assert TAKEN_OVER in said
+            assert elsewhere.welcome.player_id == first.welcome.player_id
+        finally:
+            await elsewhere.close()
