@@ -169,7 +169,7 @@ class Report:
     per_level: dict[str, dict[str, float]] = field(default_factory=dict)
     #: The shown rating (``server/players/rating.py`` ``points``): per strength, how many
     #: players stand in each tier, and the ladder's top as it would show (rank, strength,
-    #: points, "?" while provisional, tier, ranked by mu - 3 sigma as the server ranks).
+    #: points, "?" while provisional, tier, ranked by points as the server ranks).
     tiers: dict[str, dict[str, int]] = field(default_factory=dict)
     top: list[str] = field(default_factory=list)
 
@@ -329,7 +329,7 @@ def report(
         top=[
             f"{i + 1} {p.level} {points(p.rating)}{'?' if provisional(p.rating) else ''} "
             f"{tier(points(p.rating))}"
-            for i, p in enumerate(sorted(players, key=lambda p: -p.rating.display)[:TOP_SHOWN])
+            for i, p in enumerate(sorted(players, key=lambda p: -p.rating.mu)[:TOP_SHOWN])
         ],
     )
 

@@ -256,8 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the ladder: the best 100 by rating, and your place",
         description="Print the ladder: the 100 best rated players (the rating shown from "
         "1500, ? while provisional, with its tier; from rated matches with other people: "
-        "quick matches and rooms created rated; ranked by skill less three times its "
-        "uncertainty, after 10 of them), each with a tag that tells two of one name apart, "
+        "quick matches and rooms created rated; ranked after 10 of them), each with a tag "
+        "that tells two of one name apart, "
         "and your place, as the session saved for this server. --json prints the server's "
         "message.",
     )

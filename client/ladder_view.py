@@ -3,8 +3,8 @@ within 80 columns.
 
 A rating is a skill estimate, not points carried over: it reads as ``points`` on a familiar
 scale (1500 for a new player; ``1500?`` while provisional) with its tier (段位: bronze to
-master), beside the skill and its uncertainty (``27.3 ± 2.1``); the ladder ranks by the
-conservative value (skill less three times its uncertainty). Names pass through
+master), beside the skill and its uncertainty (``27.3 ± 2.1``); the ladder ranks by it,
+from 10 rated matches. Names pass through
 ``printable`` and are cut to their columns (a wide character takes two); each carries the
 player's public tag (``#3f2a9c``), which tells two players of one name apart.
 """
@@ -101,7 +101,7 @@ def leaderboard_lines(board: Leaderboard) -> list[Fragments]:
         )
     else:
         lines.append([(BOLD, f"you: #{you.rank}"), ("", f", rating {rating_text(you.rating)}")])
-    lines.append([(DIM, "1500 to start, ? while provisional; ranked by skill - 3 x uncertainty")])
+    lines.append([(DIM, "1500 to start, ? while provisional: a skill estimate, not points won")])
     return lines
 
 

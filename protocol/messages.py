@@ -536,7 +536,7 @@ class PlayerKeyIssued(Message):
 class RatingView(Message):
     """A rating as shown: ``points`` the number people read (1500 for a new player, 40 a
     unit of skill), ``provisional`` while it is too uncertain to settle on (shown "1500?"),
-    its ``tier``; ``rating`` the conservative value (``mu - 3 sigma``) ranked on the ladder,
+    its ``tier``; ``rating`` the conservative value (``mu - 3 sigma``: at least that good),
     ``mu`` the skill estimate, ``sigma`` its uncertainty, and how many rated matches it
     rests on. A skill estimate: no points of any match carried over."""
 
@@ -570,7 +570,7 @@ class LadderLine(Message):
 
 
 class Leaderboard(Message):
-    """The ladder's top (at most 100) by conservative rating, among players with at least
+    """The ladder's top (at most 100) by the rating shown, among players with at least
     ``min_matches`` rated matches (``ranked`` of them), and your own line (None: never
     rated)."""
 

@@ -9,12 +9,14 @@ player (``RatingChanged``: written first, then sent). The bookkeeping applies it
 settle of the closed room (``Bookkeeping.room_appliers``), so a crash between the room's
 closing save and its ratings leaves the room pending, and the next settle applies what is
 missing (and tells those it applied). Practice, private rooms and rematches
-are never rated. The ladder ranks by the conservative rating (mu - 3 sigma) those with at
-least ``LADDER_MIN_MATCHES`` rated matches.
+are never rated. The ladder ranks by the rating as shown (its points, from mu) those with at
+least ``LADDER_MIN_MATCHES`` rated matches (which keeps a lucky newcomer off it); entries kept
+before it ranked so get their shown score at the next read (``RedisRatings.ladder``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 from protocol.messages import (
@@ -41,6 +43,7 @@ from server.players.rating import (
     provisional,
     rated,
     rating_updates,
+    shown_score,
     tier,
 )
 from server.rooms.room import Room
@@ -73,8 +76,12 @@ class RatingStore(Protocol):
     async def history(self, player_id: str) -> list[LoggedRating]: ...
     async def save_start(self, code: str, start: dict[str, Any]) -> None: ...
     async def load_start(self, code: str) -> dict[str, Any] | None: ...
-    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None: ...
-    async def ladder(self, n: int, player_id: str) -> LadderRead: ...
+    async def set_ladder(
+        self, player_id: str, score: float, entry: dict[str, Any], shown: float
+    ) -> None: ...
+    async def ladder(
+        self, n: int, player_id: str, shown: Callable[[dict[str, Any]], float]
+    ) -> LadderRead: ...
 
 
 def rating_store(store: object) -> RatingStore:
@@ -160,7 +167,7 @@ class Ladder:
 
     async def find(self, tag: str) -> tuple[str, str] | None:
         """The player on the ladder's top with this public tag: their id and name."""
-        read = await self.store.ladder(LADDER_SIZE, "")
+        read = await self.store.ladder(LADDER_SIZE, "", _entry_shown)
         for ranked in read.top:
             if public_tag(ranked.player_id) == tag:
                 return ranked.player_id, str(ranked.entry.get("name", ""))
@@ -257,7 +264,7 @@ class Ladder:
         now = Rating(stored.mu, stored.sigma)
         if stored.matches >= LADDER_MIN_MATCHES:
             entry = {"name": name, "mu": now.mu, "sigma": now.sigma, "matches": stored.matches}
-            await self.store.set_ladder(player_id, now.display, entry)
+            await self.store.set_ladder(player_id, now.display, entry, shown_score(now))
         return applied, view(before, stored.matches - 1), view(now, stored.matches)
 
     async def get_leaderboard(
@@ -268,7 +275,7 @@ class Ladder:
 
     async def leaderboard(self, player_id: str, name: str) -> Leaderboard:
         """The ladder's top and the asker's own line (None: never rated)."""
-        read = await self.store.ladder(LADDER_SIZE, player_id)
+        read = await self.store.ladder(LADDER_SIZE, player_id, _entry_shown)
         top = [
             LadderLine(
                 rank=i + 1,
@@ -285,6 +292,15 @@ class Ladder:
                 rank=read.rank, name=name, rating=view(rating, matches), tag=public_tag(player_id)
             )
         return Leaderboard(top=top, ranked=read.ranked, min_matches=LADDER_MIN_MATCHES, you=you)
+
+
+def _entry_rating(entry: dict[str, Any]) -> Rating:
+    return Rating(float(entry.get("mu", NEW.mu)), float(entry.get("sigma", NEW.sigma)))
+
+
+def _entry_shown(entry: dict[str, Any]) -> float:
+    """What a ladder entry ranks by: its rating's points, unrounded (ties are rare)."""
+    return shown_score(_entry_rating(entry))
 
 
 def _entry_view(entry: dict[str, Any]) -> RatingView:

@@ -91,9 +91,14 @@ TIERS: tuple[tuple[str, int], ...] = (
 )
 
 
+def shown_score(rating: Rating) -> float:
+    """The shown rating unrounded: what the ladder ranks by."""
+    return POINTS_BASE + POINTS_PER_MU * (rating.mu - MODEL.mu)
+
+
 def points(rating: Rating) -> int:
     """The rating as shown: 1500 for a new player, 40 points a unit of skill."""
-    return round(POINTS_BASE + POINTS_PER_MU * (rating.mu - MODEL.mu))
+    return round(shown_score(rating))
 
 
 def provisional(rating: Rating) -> bool:

@@ -169,6 +169,11 @@ class Keys:
     def ladder_players(self) -> str:
         return f"{self.prefix}{{ladder}}:players"
 
+    @property
+    def ladder_shown(self) -> str:
+        """The ladder by the rating as shown (its points), which it ranks by."""
+        return f"{self.prefix}{{ladder}}:shown"
+
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"
 

@@ -169,6 +169,7 @@ class _Ratings:
     top: dict[str, float] = field(default_factory=dict)
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
     logs: dict[str, list[LoggedRating]] = field(default_factory=dict)
+    shown: dict[str, float] = field(default_factory=dict)
 
 
 _RATINGS: weakref.WeakKeyDictionary[MemoryRedis, _Ratings] = weakref.WeakKeyDictionary()
@@ -227,17 +228,25 @@ class MemoryRatings:
         found = self.data.starts.get(code)
         return None if found is None else dict(found)
 
-    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None:
+    async def set_ladder(
+        self, player_id: str, score: float, entry: dict[str, Any], shown: float
+    ) -> None:
         self.data.top[player_id] = score
         self.data.players[player_id] = dict(entry)
+        self.data.shown[player_id] = shown
 
-    async def ladder(self, n: int, player_id: str) -> LadderRead:
+    async def ladder(
+        self, n: int, player_id: str, shown: Callable[[dict[str, Any]], float]
+    ) -> LadderRead:
+        for pid, entry in self.data.players.items():  # (held before the ladder ranked so)
+            self.data.shown.setdefault(pid, shown(entry))
         # (Redis orders equal scores by member, the higher first under ZREVRANGE)
-        order = sorted(self.data.top.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        ranked = self.data.shown
+        order = sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)
         top = [Ranked(pid, s, dict(self.data.players.get(pid, {}))) for pid, s in order[:n]]
         ids = [pid for pid, _ in order]
-        rank = ids.index(player_id) + 1 if player_id in self.data.top else None
-        return LadderRead(top, rank, self.data.top.get(player_id), len(order))
+        rank = ids.index(player_id) + 1 if player_id in ranked else None
+        return LadderRead(top, rank, ranked.get(player_id), len(order))
 
 
 class MemoryServerStore(MemoryStore):

@@ -13,6 +13,7 @@ the player's next rated match).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from redis import exceptions as redis_errors
@@ -52,9 +53,9 @@ local now = redis.call('HMGET', KEYS[1], 'mu', 'sigma', 'matches')
 return {applied, now[1], now[2], now[3]}
 """
 
-#: KEYS: top (sorted set), players (hash). ARGV: how many, the asker's id. Returns {the top
-#: [id, score, entry, ...], the asker's rank (0-based) or false, their score or false, how
-#: many are ranked}.
+#: KEYS: shown (sorted set), players (hash). ARGV: how many, the asker's id. Returns {the
+#: top [id, score, entry, ...], the asker's rank (0-based) or false, their score or false,
+#: how many are ranked, how many players the ladder holds}.
 _LADDER = """
 local top = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
 local out = {}
@@ -65,13 +66,15 @@ for i = 1, #top, 2 do
 end
 local rank = redis.call('ZREVRANK', KEYS[1], ARGV[2])
 local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
-return {out, rank or false, score or false, redis.call('ZCARD', KEYS[1])}
+return {out, rank or false, score or false, redis.call('ZCARD', KEYS[1]),
+    redis.call('HLEN', KEYS[2])}
 """
 
-#: KEYS: top, players. ARGV: id, score, entry.
+#: KEYS: top, players, shown. ARGV: id, score (mu - 3 sigma), entry, shown score (points).
 _SET_LADDER = """
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 return 1
 """
 
@@ -190,22 +193,29 @@ class RedisRatings:
             raise await self.store._unavailable(str(exc)) from exc
         return None if blob is None else dict(unpack(blob))
 
-    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None:
-        """Put (or move) the player on the ladder at ``score`` with what it shows."""
-        keys = [self.keys.ladder_top, self.keys.ladder_players]
+    async def set_ladder(
+        self, player_id: str, score: float, entry: dict[str, Any], shown: float
+    ) -> None:
+        """Put (or move) the player on the ladder with what it shows: ranked by ``shown``
+        (the rating's points), ``score`` (mu - 3 sigma) kept beside."""
+        keys = [self.keys.ladder_top, self.keys.ladder_players, self.keys.ladder_shown]
+        args: list[str | bytes] = [player_id, repr(score), pack(entry), repr(shown)]
         try:
-            await self._set_ladder(keys=keys, args=[player_id, repr(score), pack(entry)])
+            await self._set_ladder(keys=keys, args=args)
         except (*StoreFailure, redis_errors.ResponseError) as exc:
             raise await self.store._unavailable(str(exc)) from exc
 
-    async def ladder(self, n: int, player_id: str) -> LadderRead:
-        """The ``n`` best on the ladder, and the asker's place."""
-        keys = [self.keys.ladder_top, self.keys.ladder_players]
-        try:
-            reply: Any = await self._ladder(keys=keys, args=[n, player_id])
-        except (*StoreFailure, redis_errors.ResponseError) as exc:
-            raise await self.store._unavailable(str(exc)) from exc
-        flat, rank, score, ranked = reply
+    async def ladder(
+        self, n: int, player_id: str, shown: Callable[[dict[str, Any]], float]
+    ) -> LadderRead:
+        """The ``n`` best on the ladder by the rating shown, and the asker's place. Players
+        the ladder holds without a shown score (put on it before it ranked by points) get
+        one first, from what it holds of them (``shown``: an entry's points)."""
+        reply = await self._read_ladder(n, player_id)
+        if reply[3] < reply[4]:
+            await self._score_shown(shown)
+            reply = await self._read_ladder(n, player_id)
+        flat, rank, score, ranked, _ = reply
         top = [
             Ranked(pid.decode(), float(s), dict(unpack(e)) if e else {})
             for pid, s, e in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
@@ -216,6 +226,29 @@ class RedisRatings:
             None if score is None else float(score),
             int(ranked),
         )
+
+    async def _read_ladder(self, n: int, player_id: str) -> list[Any]:
+        keys = [self.keys.ladder_shown, self.keys.ladder_players]
+        try:
+            return _ladder_reply(await self._ladder(keys=keys, args=[n, player_id]))
+        except (*StoreFailure, redis_errors.ResponseError) as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+
+    async def _score_shown(self, shown: Callable[[dict[str, Any]], float]) -> None:
+        """Give every player the ladder holds without a shown score one, from their entry
+        (``NX``: a score a rating has set meanwhile stays)."""
+        try:
+            held: Any = await self.store.redis.hgetall(self.keys.ladder_players)
+            scores = {pid: shown(dict(unpack(blob))) for pid, blob in held.items() if blob}
+            if scores:
+                await self.store.redis.zadd(self.keys.ladder_shown, scores, nx=True)
+        except StoreFailure as exc:
+            raise await self.store._unavailable(str(exc)) from exc
+
+
+def _ladder_reply(reply: Any) -> list[Any]:
+    flat, rank, score, ranked, held = reply
+    return [flat, rank, score, int(ranked), int(held)]
 
 
 def _stored(fields: list[Any]) -> StoredRating | None:

@@ -3,7 +3,7 @@
 // public card opened from their line), a rating in words and as a small graph, and a rated
 // match's change on the result sheet. A rating is a skill estimate (openskill: `mu` the
 // skill, `sigma` its uncertainty), shown as `points` on a familiar scale (1500 to start,
-// "1500?" while provisional) with its tier (段位); `rating` = mu - 3 sigma ranks the ladder.
+// "1500?" while provisional) with its tier (段位), by which the ladder ranks.
 // Never points carried over from a match.
 
 import { showDialog, trapFocus } from "./dialogs.js";
