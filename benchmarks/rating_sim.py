@@ -27,7 +27,9 @@ Reported:
 - the spread of skill (highest mu less lowest, by the ratings at the match start) of the
   tables the queue formed in the second half of the run, against random tables of three
   drawn from all players at the same moments; and the share of tables of one strength;
-- how often bots filled a seat, and the time spent waiting.
+- how often bots filled a seat, and the time spent waiting;
+- the rating as players read it (1500-based points, provisional, tiers): each strength's
+  mean points and tiers, and the ladder's top ten.
 """
 
 from __future__ import annotations
@@ -53,9 +55,22 @@ from server.bots.strong import StrongBot
 from server.game.commands import Bid, Pass, PlayCards, Ready
 from server.game.match import Match, MatchConfig
 from server.lobby.matching import Waiter, form_tables, spread
-from server.players.rating import NEW, RatedMatch, RatedSeat, Rating, outcomes, rating_updates
+from server.players.rating import (
+    NEW,
+    TIERS,
+    RatedMatch,
+    RatedSeat,
+    Rating,
+    outcomes,
+    points,
+    provisional,
+    rating_updates,
+    tier,
+)
 
 LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "strong")
+#: Lines of the ladder the report shows, in the shown scale.
+TOP_SHOWN = 10
 WAIT = 15.0
 TICK = 0.25
 NOW = 0.0
@@ -152,6 +167,11 @@ class Report:
     max_wait: float
     tables_measured: int
     per_level: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The shown rating (``server/players/rating.py`` ``points``): per strength, how many
+    #: players stand in each tier, and the ladder's top as it would show (rank, strength,
+    #: points, "?" while provisional, tier, ranked by points as the server ranks).
+    tiers: dict[str, dict[str, int]] = field(default_factory=dict)
+    top: list[str] = field(default_factory=list)
 
 
 def simulate(
@@ -290,9 +310,27 @@ def report(
                     statistics.fmean(p.rating.sigma for p in players if p.level == lv), 2
                 ),
                 "matches": round(statistics.fmean(p.matches for p in players if p.level == lv), 1),
+                "points": round(
+                    statistics.fmean(points(p.rating) for p in players if p.level == lv)
+                ),
+                "provisional": round(
+                    statistics.fmean(provisional(p.rating) for p in players if p.level == lv), 3
+                ),
             }
             for lv in present
         },
+        tiers={
+            lv: {
+                name: sum(1 for p in players if p.level == lv and tier(points(p.rating)) == name)
+                for name, _ in TIERS
+            }
+            for lv in present
+        },
+        top=[
+            f"{i + 1} {p.level} {points(p.rating)}{'?' if provisional(p.rating) else ''} "
+            f"{tier(points(p.rating))}"
+            for i, p in enumerate(sorted(players, key=lambda p: -p.rating.mu)[:TOP_SHOWN])
+        ],
     )
 
 

@@ -3,7 +3,7 @@
     ddz [--server URL] [--name N] [--auto LEVEL] [--json] [--reconnect-for SECONDS] practice ...
     ddz ... practice [DEALS] [LEVEL] [SPEED]     (as at the prompt: ddz practice 1 strong)
     ddz ... practice --deals 3 [--level L] [--speed S]
-    ddz ... create [DEALS] [public] [--bots L] [--speed S]
+    ddz ... create [DEALS] [public] [rated] [--bots L] [--speed S]
     ddz ... create --deals N [--bots L] [--speed S] [--public]
     ddz ... join CODE
     ddz ... watch CODE
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import os
 import sys
@@ -47,6 +48,7 @@ from client.backoff import DEFAULT_RECONNECT_FOR
 from client.closed_output import EXIT_OUTPUT_CLOSED, OutputClosed, silence_output
 from client.commands import LEVELS, PRACTICE_DEALS, ROOM_DEALS, SPEEDS
 from client.options import KeyAction, Options
+from client.player_key import NameFile
 from client.solve_command import add_parser as add_solve_parser
 from client.solve_command import run_solve
 from protocol.messages import BotSpeed
@@ -115,7 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the server's websocket URL (env DDZ_SERVER; default {DEFAULT_SERVER})",
     )
     parser.add_argument(
-        "--name", type=_name, default=_default_name(), help="your name at the table (env DDZ_NAME)"
+        "--name",
+        type=_name,
+        default=None,
+        help="your name at the table (env DDZ_NAME); kept for the next start on this server "
+        "(default: the name kept, else your login name)",
     )
     parser.add_argument(
         "--auto",
@@ -179,8 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument(
         "words",
         nargs="*",
-        metavar="DEALS|public",
-        help=f"deals ({', '.join(map(str, ROOM_DEALS))}); public lists it for watching",
+        metavar="DEALS|public|rated",
+        help=f"deals ({', '.join(map(str, ROOM_DEALS))}); public lists it for watching; rated: "
+        "its match rates its three people (no bots may sit)",
     )
     create.add_argument(
         "--deals", type=int, choices=ROOM_DEALS, help="deals in the match (default 3)"
@@ -271,10 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "top",
         help="print the ladder: the best 100 by rating, and your place",
-        description="Print the ladder: the 100 best rated players (rating = skill less three "
-        "times its uncertainty, from quick matches with other people; ranked after 10 of "
-        "them) and your place, as the session saved for this server. --json prints the "
-        "server's message.",
+        description="Print the ladder: the 100 best rated players (the rating shown from "
+        "1500, ? while provisional, with its tier; from rated matches with other people: "
+        "quick matches and rooms created rated; ranked after 10 of them), each with a tag "
+        "that tells two of one name apart, "
+        "and your place, as the session saved for this server. --json prints the server's "
+        "message.",
     )
     add_solve_parser(sub)
     return parser
@@ -302,6 +311,8 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
             "--auto and --json need a subcommand: "
             "practice, create, join, watch, quick, list, replay, review, history, profile or top"
         )
+    if getattr(ns, "use", None) is not None and not ns.use.strip():
+        parser.error("--use takes a player key (ddz key shows one: PLAYER.SECRET)")
     if ns.again and not ns.auto:
         parser.error("--again is for a headless client that plays: give --auto LEVEL too")
     # One grammar: the words read as the prompt reads them (practice 1 strong, create 6
@@ -315,9 +326,10 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
     if getattr(ns, "deals", None) is not None:
         deals = ns.deals
     speed: BotSpeed | None = getattr(ns, "speed", None)
+    keep = not ns.no_save_session and ns.mode != "list"
     return Options(
         server=ns.server,
-        name=ns.name,
+        name=_chosen_name(ns.server, ns.name, keep),
         mode=ns.mode,
         auto=ns.auto,
         json=ns.json,
@@ -328,14 +340,31 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
         bot_speed=speed if ns.mode == "create" else None,
         bots=getattr(ns, "bots", None),
         public=create.public or getattr(ns, "public", False),
+        rated=create.rated,
         code=(ns.code.strip().upper() if getattr(ns, "code", None) else None),
         reconnect_for=ns.reconnect_for,
-        keep_session=not ns.no_save_session and ns.mode != "list",
+        keep_session=keep,
         page=getattr(ns, "page", 1),
         key_action=_key_action(ns),
         key_code=getattr(ns, "use", None),
         review_deal=getattr(ns, "deal", None) if ns.mode == "review" else None,
     )
+
+
+def _chosen_name(server: str, given: str | None, keep: bool) -> str:
+    """The name to say hello with: the one given (``--name``, else ``DDZ_NAME``), kept for
+    the next start when sessions are kept; else the one kept for this server; else the
+    login name. The player's profile and the ladder show what the player chose, not the
+    account's login name."""
+    if given is None and os.environ.get("DDZ_NAME"):
+        with contextlib.suppress(argparse.ArgumentTypeError):
+            given = _name(os.environ["DDZ_NAME"])
+    if given is not None:
+        if keep:
+            NameFile.of(server).save(given)
+        return given
+    kept = NameFile.of(server).load() if keep else None
+    return kept or _default_name()
 
 
 def _key_action(ns: argparse.Namespace) -> KeyAction:

@@ -77,6 +77,7 @@ class Practice:
 class Create:
     deals: int = 3
     public: bool = False
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +246,9 @@ HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
              "the quick-match queue: a timed 3-deal match with the next two players "
              "(bots fill the seats if nobody comes in time)"),
             ("unqueue", "leave the queue (leave does too, while you wait)"),
-            ("create [DEALS] [public]",
-             "a room for 3/6/9 deals: share its code; public lists it for watchers"),
+            ("create [DEALS] [public] [rated]",
+             "a room for 3/6/9 deals: share its code; public lists it for watchers; "
+             "rated: its match rates its three people (no bots)"),
             ("join CODE", "take a seat in a room"),
             ("watch CODE", "watch a room"),
             ("list", "the live rooms anyone may watch"),
@@ -368,18 +370,20 @@ def _parse_practice(args: list[str]) -> Command:
 
 
 def _parse_create(args: list[str]) -> Command:
-    deals, public = 3, False
+    deals, public, rated = 3, False, False
     for arg in args:
         if arg == "public":
             public = True
+        elif arg == "rated":
+            rated = True
         elif arg.isdigit():
             got = _deals(arg, ROOM_DEALS)
             if isinstance(got, Invalid):
                 return got
             deals = got
         else:
-            return Invalid(f"create: {arg!r} is no deal count (3, 6, 9) or 'public'")
-    return Create(deals, public)
+            return Invalid(f"create: {arg!r} is no deal count (3, 6, 9), 'public' or 'rated'")
+    return Create(deals, public, rated)
 
 
 def _parse_bot(args: list[str]) -> Command:
@@ -814,7 +818,8 @@ def command_text(command: Command) -> str:
         )
     if isinstance(command, Create):
         kind = "a public room (listed for watchers)" if command.public else "a private room"
-        return f"create {kind} for {command.deals} deals"
+        rated = ", rated (people only)" if command.rated else ""
+        return f"create {kind} for {command.deals} deals{rated}"
     if isinstance(command, Join):
         return f"join room {command.code}"
     if isinstance(command, WatchRoom):

@@ -38,6 +38,23 @@ PACE_RATE = 15.0
 PACE_BURST = 30
 
 
+#: The close code of a connection the server replaced by a newer one of the same player
+#: (``server/cluster/node.py`` ``CLOSE_REPLACED``): another ``ddz`` or a browser with our key.
+CLOSE_REPLACED = 4000
+#: What a client so replaced says before it stops (it does not connect again by itself:
+#: two clients of one player taking the player from each other would never end).
+TAKEN_OVER = (
+    "another connection of your player took over (another ddz or a browser with your "
+    "key): this one stops here; start ddz again to play here"
+)
+
+
+def taken_over(exc: BaseException) -> bool:
+    """Whether a closed connection was closed because a newer one of our player came."""
+    rcvd = getattr(exc, "rcvd", None)
+    return isinstance(exc, ConnectionClosed) and rcvd is not None and rcvd.code == CLOSE_REPLACED
+
+
 #: Refusals of a hello that may pass on a later try; any other refusal is final.
 RETRYABLE_CODES = frozenset(
     {ErrorCode.UNAVAILABLE, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.RATE_LIMITED}

@@ -58,7 +58,16 @@ from websockets.exceptions import ConnectionClosed
 from client.after_match import social_lines
 from client.auto import AutoPlayer, DecisionKey, decision_key, fallback_exhausted
 from client.backoff import UNAVAILABLE, Backoff
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry, reopen, to_json_line
+from client.connection import (
+    TAKEN_OVER,
+    Link,
+    LinkError,
+    RequestNumbers,
+    open_with_retry,
+    reopen,
+    taken_over,
+    to_json_line,
+)
 from client.ladder_view import leaderboard_lines
 from client.options import Options, setup_request
 from client.player_key import KeyFile
@@ -87,6 +96,7 @@ from protocol.messages import (
     Profile,
     Queued,
     QueueLeft,
+    RatingChanged,
     ReadyRequest,
     Rematch,
     ReplayData,
@@ -100,6 +110,9 @@ from protocol.messages import (
     Snapshot,
 )
 
+#: Seconds a headless client waits after a rated match's end for its ``RatingChanged``
+#: (the room closes, its records and ratings are applied, then the player is told).
+RATING_WAIT = 10.0
 #: Seconds to hold back after the server refused a request for flooding.
 RATE_LIMIT_BACKOFF = 1.0
 
@@ -184,6 +197,8 @@ class Headless:
         self.again_of: str | None = None
         #: The rematch's first deal came: from then on the session ends as any other.
         self.again_dealt = False
+        #: After a rated match's end: until when ``RatingChanged`` is waited for.
+        self.rating_until: float | None = None
 
     # --- output -----------------------------------------------------------------------
 
@@ -232,9 +247,14 @@ class Headless:
             status = await self.reconnect(exc)
         while status is None:
             try:
-                message = await self.link.receive()
+                message = await self.next_message()
+                if message is None:
+                    self.note("no rating change came: ddz profile shows the rating")
+                    return EXIT_OK
                 status = await self.handle(message)
             except ConnectionClosed as exc:
+                if self.rating_until is not None:
+                    return EXIT_OK  # the match is over: its rating is in the profile
                 status = await self.reconnect(exc)
             except ProtocolError as exc:
                 raise SessionEnded(f"protocol error: {exc.message}") from exc
@@ -260,7 +280,10 @@ class Headless:
         elif isinstance(message, Snapshot):
             table = message.room.table
             if table is not None and table.phase == "over":
-                # Resumed into a room whose match had ended: its result came before.
+                # Resumed into a room whose match had ended: while we were away (its bots
+                # finished it through a restart), or its result came before. Either way
+                # its end is said, not left to a silent exit.
+                self.ended_away(message)
                 self.forget_session()
                 return EXIT_OK
             await self.opened(message, first=before is None)
@@ -273,9 +296,17 @@ class Headless:
                 self.again_id = await self.send(Rematch(code=self.again_of))
                 return None
             self.match_ended = True
+            if self.rating_expected():
+                # the rating's change comes once the room has closed and been counted
+                self.rating_until = time.monotonic() + RATING_WAIT
+                return None
             return EXIT_OK
-        elif isinstance(message, RoomClosed) and self.again_waits(message):
-            pass
+        elif isinstance(message, RatingChanged) and self.rating_until is not None:
+            return EXIT_OK
+        elif isinstance(message, RoomClosed) and (
+            self.rating_until is not None or self.again_waits(message)
+        ):
+            pass  # (the end came: its rating's change may follow; or a rematch is asked)
         elif isinstance(message, Left) and self.again_of is not None and not self.again_dealt:
             # Two asked at once: the server opened a rematch for each, kept the other's and
             # took us out of ours (its snapshot, then Left); the kept one's snapshot follows.
@@ -290,6 +321,48 @@ class Headless:
             raise SessionEnded("we left the quick-match queue")
         await self.act()
         return None
+
+    def ended_away(self, snapshot: Snapshot) -> None:
+        """The match of a room we came back to is over: its end, as the match's own
+        ``MatchEnded`` would print it (text), and a note on stderr (``--json`` prints the
+        snapshot, which holds it, as received)."""
+        table = snapshot.room.table
+        if table is None or self.match_ended:
+            return
+        self.match_ended = True
+        ended = MatchEnded(
+            totals=list(table.totals),
+            winners=list(table.winners or []),
+            deal_scores=table.deal_scores,
+        )
+        if not self.opts.json and self.state is not None:
+            for line in event_lines(self.state, self.state, ended):
+                print(plain(line), file=self.out, flush=True)
+        totals = " ".join(f"{t:+d}" for t in table.totals)
+        self.note(
+            f"the match in room {code(snapshot.room.code)} ended while we were away: {totals}"
+        )
+
+    def rating_expected(self) -> bool:
+        """Whether the match just ended rates us: a quick match (or a rated room) with two
+        persons or more, in which we sat."""
+        state = self.state
+        if state is None or state.my_seat is None:
+            return False
+        room = state.room
+        persons = sum(seat.kind == "person" for seat in room.seats)
+        return (room.mode == "quick" or room.rated) and persons >= 2
+
+    async def next_message(self) -> ServerMessage | None:
+        """The next message; None when the wait for a rating's change is over."""
+        if self.rating_until is None:
+            return await self.link.receive()
+        left = self.rating_until - time.monotonic()
+        try:
+            async with asyncio.timeout(max(left, 0.0)):
+                return await self.link.receive()
+        except TimeoutError:
+            return None
 
     def again_waits(self, closed: RoomClosed) -> bool:
         """The finished room closing while its rematch is asked for: not the end."""
@@ -433,6 +506,8 @@ class Headless:
         resumed."""
         cause: ConnectionClosed | None = exc
         while cause is not None:
+            if taken_over(cause):
+                raise SessionEnded(TAKEN_OVER)
             if self.opts.reconnect_for <= 0:
                 raise SessionEnded(f"the server closed the connection ({cause})")
             self.note(f"connection lost ({cause}); reconnecting")
@@ -502,8 +577,24 @@ async def open_first(opts: Options, err: TextIO, store: SessionFile | None = Non
         )
 
     numbers = RequestNumbers()
-    keys = None if store is None else KeyFile.of(store.server, store.folder)
+    keys = kept_keys(opts, store)
     return await open_kept(store, opener, lambda text: show(err, f"ddz: {text}"), keys)
+
+
+#: What a second ``ddz`` of the same state folder says as it starts (it plays as the player
+#: of the kept key; the server closes the first one's connection, which stops).
+SECOND_DDZ = (
+    "another ddz keeps this server's session: this one plays as the same player and takes "
+    "the seat over (the other one stops)"
+)
+
+
+def kept_keys(opts: Options, store: SessionFile | None) -> KeyFile | None:
+    """Where the player key is kept: beside the session we hold, or, when another ``ddz``
+    holds it, the same file, read (a second ``ddz`` of one person is that person)."""
+    if store is not None:
+        return KeyFile.of(store.server, store.folder)
+    return KeyFile.of(opts.server) if opts.keep_session else None
 
 
 Answer = RoomList | ReplayData | ReviewData | History | Profile | PlayerKeyIssued | Leaderboard
@@ -529,7 +620,13 @@ async def run_query(opts: Options, out: TextIO, err: TextIO) -> int:
         show(err, "ddz: another ddz keeps this server's session and key: ask there")
         return EXIT_SESSION
     if opts.keep_session and store is None:
-        show(err, "ddz: another ddz keeps this server's session: ask there (this one is new)")
+        # asked as the player, it would take the player's connection from the one playing
+        show(
+            err,
+            "ddz: another ddz is playing as you on this server: ask at its prompt "
+            "(profile, history, top, replay CODE) or once it ends",
+        )
+        return EXIT_SESSION
     try:
         return await _query(opts, request, out, err, store)
     finally:
@@ -552,6 +649,9 @@ async def _query(
                 answer = await _ask(link, request, err)
                 break
             except ConnectionClosed as exc:
+                if taken_over(exc):
+                    show(err, f"ddz: {TAKEN_OVER}")
+                    return EXIT_SESSION
                 if time.monotonic() >= deadline:
                     show(err, f"ddz: the server closed the connection ({exc})")
                     return EXIT_SESSION
@@ -656,6 +756,8 @@ _ANSWERS: dict[type[Request], type[Answer]] = {
 async def run_headless(opts: Options, out: TextIO, err: TextIO) -> int:
     """Run one headless session; returns the process exit status."""
     store = SessionFile.claim(opts.server) if opts.keep_session else None
+    if opts.keep_session and store is None:
+        show(err, f"ddz: {SECOND_DDZ}")
     try:
         link = await open_first(opts, err, store)
     except LinkError as exc:

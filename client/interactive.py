@@ -57,10 +57,9 @@ from websockets.exceptions import ConnectionClosed
 from client import commands as cmd
 from client.after_match import phrase_lines, rematch_line, social_lines
 from client.closed_output import OutputClosed, output_gone
-from client.connection import Link, LinkError, RequestNumbers, reopen
-from client.headless import EXIT_CONNECT, EXIT_OK
+from client.connection import TAKEN_OVER, Link, LinkError, RequestNumbers, reopen, taken_over
+from client.headless import EXIT_CONNECT, EXIT_OK, SECOND_DDZ, kept_keys
 from client.options import Options, setup_request
-from client.player_key import KeyFile
 from client.profile_view import profile_lines
 from client.render import (
     DIM,
@@ -123,7 +122,7 @@ STYLE = Style.from_dict({"bottom-toolbar": "noreverse"})
 MENU: tuple[tuple[str, str], ...] = (
     ("practice", "a game against two bots (a short one: practice 1 easy)"),
     ("quick", "a timed match with the next two players (bots if none come)"),
-    ("create [public]", "a room of your own to share (public: listed for watchers)"),
+    ("create [public]", "a room to share (public: listed; or rated: people only)"),
     ("join CODE", "take a seat in a friend's room"),
     ("list, watch CODE", "the live rooms; watch one"),
     ("history, replay", "your last matches, and one of them deal by deal"),
@@ -173,6 +172,8 @@ class Interactive:
         self.clock: Callable[[], float] = time.monotonic
         #: Where the session is kept for the next start (None: it is not kept).
         self.store: SessionFile | None = None
+        #: Another ``ddz`` holds the session, and we play as the player of the kept key.
+        self.keyed = False
         self.numbers = RequestNumbers()
         self.link: Link | None = None
         self.state: TableState | None = None
@@ -316,7 +317,11 @@ class Interactive:
                 return
             try:
                 message = await link.receive()
-            except ConnectionClosed:
+            except ConnectionClosed as exc:
+                if taken_over(exc):
+                    say([(WARN, TAKEN_OVER)])
+                    self.finish()
+                    return
                 if not await self.reconnect():
                     self.finish()
                     return
@@ -430,9 +435,14 @@ class Interactive:
             and not state.match_over
         )
 
+    def seat_kept(self) -> bool:
+        """Whether a next start comes back to the seat: the session is kept, or the player
+        key is (a second ``ddz`` of the same folder keeps no session but is the player)."""
+        return self.store is not None or self.keyed
+
     def quit_note(self) -> str:
         """What quitting does to my seat (short: it ends a line of at most 80 columns)."""
-        if self.store is None:
+        if not self.seat_kept():
             return "a bot takes your seat to the end"
         return "your seat waits for your next start"
 
@@ -455,7 +465,7 @@ class Interactive:
     async def quit(self) -> None:
         """Close ddz; with no session kept there is no way back, so leave the room too."""
         state = self.state
-        if self.store is None and self.in_room() and state is not None and not state.match_over:
+        if not self.seat_kept() and self.in_room() and state is not None and not state.match_over:
             await self.send(Leave())  # no way back to the seat: give it up
         self.finish()
 
@@ -552,7 +562,7 @@ class Interactive:
             for line in cmd.help_text(self.columns()).splitlines():
                 say([("", line)])
         elif isinstance(command, cmd.Quit):
-            if self.store is None and self.mid_match() and asked != "quit":
+            if not self.seat_kept() and self.mid_match() and asked != "quit":
                 self.confirm = "quit"
                 say([(WARN, f"quit again to close ddz; {self.quit_note()}")])
                 return
@@ -697,7 +707,9 @@ class Interactive:
                 {"deals": command.deals, "level": command.level, "speed": command.speed}
             )
         elif isinstance(command, cmd.Create):
-            request = CreateRoom.model_validate({"deals": command.deals, "public": command.public})
+            request = CreateRoom.model_validate(
+                {"deals": command.deals, "public": command.public, "rated": command.rated}
+            )
             self.ready_on_snapshot = True
         elif isinstance(command, cmd.Join):
             request = JoinRoom(code=command.code)
@@ -712,7 +724,7 @@ class Interactive:
         if self.opts.keep_session:
             self.store = SessionFile.claim(self.opts.server)
             if self.store is None:
-                print("ddz: another ddz keeps this server's session; this one is not kept")
+                print(f"ddz: {SECOND_DDZ}")
 
         async def opener(token: str | None, key: str | None) -> Link:
             return await Link.open(
@@ -720,7 +732,8 @@ class Interactive:
             )
 
         store = self.store
-        keys = None if store is None else KeyFile.of(store.server, store.folder)
+        keys = kept_keys(self.opts, store)
+        self.keyed = store is None and keys is not None and keys.load() is not None
         return await open_kept(store, opener, lambda text: print(printable(f"ddz: {text}")), keys)
 
     async def start(self) -> None:

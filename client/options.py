@@ -72,6 +72,7 @@ class Options:
     bots: BotLevel | None = None
     bot_speed: BotSpeed | None = None
     public: bool = False
+    rated: bool = False
     code: str | None = None
     reconnect_for: float = DEFAULT_RECONNECT_FOR
     keep_session: bool = False
@@ -96,7 +97,9 @@ def setup_request(opts: Options) -> Request | None:
             {"deals": opts.deals, "level": opts.level, "speed": opts.speed}
         )
     if opts.mode == "create":
-        return CreateRoom.model_validate({"deals": opts.deals, "public": opts.public})
+        return CreateRoom.model_validate(
+            {"deals": opts.deals, "public": opts.public, "rated": opts.rated}
+        )
     if opts.mode == "join" and opts.code:
         return JoinRoom(code=opts.code)
     if opts.mode == "watch" and opts.code:

@@ -66,3 +66,37 @@ class KeyFile:
         """Drop the key: the next start is a new player."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+#: A name as the server takes it (``protocol.text``): at most this many characters.
+MAX_NAME = 24
+
+
+def _plausible_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= MAX_NAME and name.isprintable()
+
+
+@dataclass(frozen=True)
+class NameFile:
+    """The name last chosen with ``--name`` (or ``DDZ_NAME``) for a server, beside its key:
+    who the player is at a table and in their profile when a later start leaves the name
+    out (rather than the account's login name, "root")."""
+
+    server: str
+    folder: Path
+
+    @classmethod
+    def of(cls, server: str, folder: Path | None = None) -> NameFile:
+        return cls(server, folder if folder is not None else state_folder())
+
+    @property
+    def path(self) -> Path:
+        return self.folder / (session_file(self.server).removesuffix(".json") + ".name")
+
+    def load(self) -> str | None:
+        return read_private(self.path, self.server, "name", MAX_NAME * 4, _plausible_name)
+
+    def save(self, name: str) -> None:
+        if name != self.load():
+            with contextlib.suppress(OSError):
+                write_private(self.path, self.server, "name", name)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from client.after_match import history_lines
-from client.ladder_view import rating_text
+from client.ladder_view import history_line, rating_text
 from client.render import BOLD, DIM, Fragments
 from client.safe_text import printable
 from protocol.messages import PROFILE_PAGE, History, Profile
@@ -43,6 +43,10 @@ def profile_lines(
     else:
         rated = f"   {profile.rating.matches} rated matches"
         lines.append([(DIM, "rating       "), ("", rating_text(profile.rating) + rated)])
+    if profile.rating_history:
+        n = len(profile.rating_history)
+        graph = history_line(profile.rating_history)
+        lines.append([(DIM, "rating trend "), ("", graph), (DIM, f"  (last {n} rated)")])
     lines.append([(DIM, "matches won  "), ("", modes)])
     lines.append(
         [

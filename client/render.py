@@ -354,6 +354,13 @@ def _snapshot_lines(state: TableState) -> list[Fragments]:
             if room.creator_seat == state.my_seat:
                 lines.append([(DIM, "seat bots with: bot [LEVEL] (one for each empty seat)")])
     table = room.table
+    if table is not None and table.restarted and table.turn is not None:
+        # back after the server restarted: its clock stood still meanwhile
+        left = ""
+        if table.turn.deadline is not None and state.my_turn:
+            left = f" ({max(0, round(table.turn.deadline - table.turn.server_time))} s left)"
+        who = "your" if state.my_turn else "the"
+        lines.append([(WARN, f"back: the server restarted, {who} clock was paused{left}")])
     if (
         table is not None
         and table.turn is not None
@@ -479,6 +486,8 @@ def _seat_status(state: TableState, seat: int, view: SeatView) -> Fragments:
     out.append(("" if view.kind != "empty" else DIM, f"{name:<20}"))
     if view.kind == "person" and not view.connected:
         out.append((WARN, " offline"))
+    if view.tier is not None and seat != state.my_seat:
+        out.append((DIM, f" [{view.tier}]"))  # an opponent's tier, as the quick match seated them
     if table is None:
         out.append((GOOD if view.ready else DIM, " ready" if view.ready else " not ready"))
         return out

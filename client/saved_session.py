@@ -11,10 +11,12 @@ The token is a secret (it plays your seat): the folder is 0700, the file 0600 an
 whole or not at all (a temporary file in the same folder, fsync, ``os.replace``). A file that
 cannot be read, is not JSON, or names another server is ignored, as if there were none.
 
-Two ``ddz`` for one server on one account would share one seat, each taking it from the
-other. So a process keeps the session only while it holds the file's lock (``flock`` on a
-``.lock`` beside it, for the process's life); a second ``ddz`` finds it taken and runs with a
-fresh session of its own that it does not save (``SessionFile.claim`` returns None).
+Two ``ddz`` for one server on one account are one player: a process keeps the session only
+while it holds the file's lock (``flock`` on a ``.lock`` beside it, for the process's life); a
+second ``ddz`` finds it taken (``SessionFile.claim`` returns None), keeps nothing, and says
+hello with the kept player key alone: the server gives it the player (their last session,
+their seat) and closes the first one's connection, which then stops rather than take it back
+(``client.connection.taken_over``).
 """
 
 from __future__ import annotations
@@ -158,6 +160,11 @@ async def open_kept(
     the server refuses (``bad_key``) is an error with what to do (``BAD_KEY_HELP``): going
     on as a new player would leave the person's record behind unasked. Other failures are
     the caller's, as without a saved session (the file is kept: the server may be back).
+
+    Without ``store`` (another ``ddz`` holds the session file) the kept key is still who we
+    are: a second ``ddz`` of one person plays as them (the server then gives it the
+    player's connection, and the other ``ddz`` stops), never as a stranger whose key is
+    thrown away; a key the server issues is kept only when none is kept yet.
     """
     token = store.load() if store is not None else None
     key = keys.load() if keys is not None else None
@@ -181,6 +188,8 @@ async def open_kept(
     if store is not None:
         store.save(link.welcome.token)
     issued = link.welcome.player_key
+    if store is None and keys is not None and keys.load() is not None:
+        return link  # (a second ddz: the key kept is the lock holder's to replace)
     if keys is not None and issued is not None and not keys.save(issued):
         notice("the player key could not be kept: your record stays with this session only")
     return link

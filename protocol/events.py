@@ -203,3 +203,7 @@ class TableView(Message):
     awaiting: AwaitingReady | None = None
     """Between deals: who is ready and when the next deal starts regardless (what the last
     ``AwaitingReady`` said), so a viewer who comes back then sees the countdown too."""
+    restarted: bool = False
+    """The running clock was given back after the room's server went down (a restart, or
+    another process took the room over): it has the time it had left then (at least 5 s),
+    held while its person was away; until the next clock starts."""

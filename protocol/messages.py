@@ -82,11 +82,12 @@ class StartPractice(Request):
 
 class CreateRoom(Request):
     """A private room for 3, 6 or 9 deals, joined by its code. ``public``: listed for
-    watching."""
+    watching. ``rated``: its match changes its three people's ratings (no bot may sit)."""
 
     type: Literal["create_room"] = "create_room"
     deals: Literal[3, 6, 9] = 3
     public: bool = False
+    rated: bool = False
 
 
 class JoinRoom(Request):
@@ -217,6 +218,18 @@ class GetProfile(Request):
     offset: Annotated[int, Field(ge=0, le=100_000)] = 0
 
 
+#: A player's public tag on the ladder (``server/players/keys.py`` ``public_tag``).
+PlayerTag = Annotated[str, Field(pattern=r"^[0-9a-f]{6}$")]
+
+
+class GetPublicProfile(Request):
+    """The public part of a player's profile, by their tag on the ladder: name, rating,
+    its history and the statistics; never their matches, id, key or token."""
+
+    type: Literal["get_public_profile"] = "get_public_profile"
+    tag: PlayerTag
+
+
 class NewPlayerKey(Request):
     """Replace my player key: the old one stops working, my record stays mine."""
 
@@ -254,7 +267,8 @@ ClientMessage = Annotated[
     | GetHistory
     | GetProfile
     | NewPlayerKey
-    | GetLeaderboard,
+    | GetLeaderboard
+    | GetPublicProfile,
     Field(discriminator="type"),
 ]
 
@@ -292,6 +306,10 @@ class Pong(Message):
     request_id: int
 
 
+#: The tiers (段位) a player climbs by their shown rating (``server/players/rating.py``).
+Tier = Literal["bronze", "silver", "gold", "platinum", "diamond", "master"]
+
+
 class SeatView(Message):
     """Who sits in a seat: a person (maybe disconnected), a bot, or nobody yet."""
 
@@ -300,10 +318,15 @@ class SeatView(Message):
     level: BotLevel | None = None
     connected: bool = False
     ready: bool = False
+    #: A person's rating tier as a quick match seated them (None: not rated yet, or not a
+    #: quick match): who one plays against, as the popular apps show it.
+    tier: Tier | None = None
 
 
 class RoomView(Message):
-    """A room as one viewer sees it; ``table`` is None until the match starts."""
+    """A room as one viewer sees it; ``table`` is None until the match starts. ``rated``:
+    its match changes its persons' ratings (a quick match, or a private room created
+    rated), when two persons or more play it."""
 
     code: str
     mode: RoomMode
@@ -316,6 +339,7 @@ class RoomView(Message):
     timed: bool
     version: int
     table: TableView | None
+    rated: bool = False
 
 
 class Snapshot(Message):
@@ -533,6 +557,24 @@ class Profile(Message):
     offset: int
     total: int
     rating: RatingView | None
+    rating_history: list[int] = Field(default_factory=list)
+
+
+class PublicProfile(Message):
+    """What anyone may see of a player on the ladder (``GetPublicProfile``): their name and
+    tag, rating and its history (shown points after each of their last rated matches, the
+    oldest first), matches played and won per mode, deals won as landlord and as farmer."""
+
+    type: Literal["public_profile"] = "public_profile"
+    tag: str
+    name: str
+    rating: RatingView | None
+    rating_history: list[int]
+    modes: list[ModeRecord]
+    landlord_deals: int
+    landlord_won: int
+    farmer_deals: int
+    farmer_won: int
 
 
 class PlayerKeyIssued(Message):
@@ -543,10 +585,15 @@ class PlayerKeyIssued(Message):
 
 
 class RatingView(Message):
-    """A rating as shown: ``rating`` the conservative value (``mu - 3 sigma``) ranked on the
-    ladder, ``mu`` the skill estimate, ``sigma`` its uncertainty, and how many rated
-    matches it rests on. A skill estimate: no points of any match carried over."""
+    """A rating as shown: ``points`` the number people read (1500 for a new player, 40 a
+    unit of skill), ``provisional`` while it is too uncertain to settle on (shown "1500?"),
+    its ``tier``; ``rating`` the conservative value (``mu - 3 sigma``: at least that good),
+    ``mu`` the skill estimate, ``sigma`` its uncertainty, and how many rated matches it
+    rests on. A skill estimate: no points of any match carried over."""
 
+    points: int
+    provisional: bool
+    tier: Tier
     rating: float
     mu: float
     sigma: float
@@ -563,16 +610,18 @@ class RatingChanged(Message):
 
 
 class LadderLine(Message):
-    """One player on the ladder: their place (from 1; None: not on it yet), name and
-    rating. Never a player's id, key or token."""
+    """One player on the ladder: their place (from 1; None: not on it yet), name, rating,
+    and public ``tag`` (tells two players of one name apart; opens their public profile).
+    Never a player's id, key or token."""
 
     rank: int | None
     name: str
     rating: RatingView
+    tag: str = ""
 
 
 class Leaderboard(Message):
-    """The ladder's top (at most 100) by conservative rating, among players with at least
+    """The ladder's top (at most 100) by the rating shown, among players with at least
     ``min_matches`` rated matches (``ranked`` of them), and your own line (None: never
     rated)."""
 
@@ -630,6 +679,7 @@ ServerMessage = Annotated[
     | ReviewData
     | History
     | Profile
+    | PublicProfile
     | PlayerKeyIssued
     | RatingChanged
     | Leaderboard

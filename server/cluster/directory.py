@@ -55,6 +55,10 @@ MOVED_DELAY = 0.05
 ADOPT_BATCH = 256
 #: Seconds a handover waits for changes under way, then for the relay's outbox.
 HAND_OVER_WAIT = 1.0
+#: Seconds between a process's signs of life (``heartbeat``), and after how many without
+#: one a process counts as dead when its rooms are taken over.
+ALIVE_EVERY = 1.0
+ALIVE_STALE = 3.0
 
 
 async def _settled(runners: list[RoomRunner]) -> None:
@@ -120,6 +124,11 @@ class RoomDirectory:
         self.recovering = False
         #: When the storage last came back after an outage (``clock``), if it did.
         self._back_at: float | None = None
+        #: This node's last sign of life before this process started (its previous life's,
+        #: killed or crashed), read once at start (``note_start``); None: none kept.
+        self.previous_life: float | None = None
+        #: When dead processes died, as their last signs of life said at the last takeover.
+        self._deaths: list[float] = []
         #: What every runner here works with.
         self.runner_deps = RunnerDeps(
             outlet=outlet,
@@ -255,6 +264,47 @@ class RoomDirectory:
         from before a restart); its people are disconnected until they come back."""
         await self.adopt_many([code])
 
+    # --- when a dead process died ----------------------------------------------------
+
+    async def note_start(self) -> None:
+        """Read this node's last sign of life from before this process (its previous
+        life's), before the heartbeat overwrites it."""
+        self.previous_life = (await self.store.alive_stamps()).get(self.node)
+
+    async def heartbeat(self) -> None:
+        """Note this process alive every ``ALIVE_EVERY`` seconds (wall time): a process
+        taking its rooms over after it dies reads when it did (``_died_at``)."""
+        while True:
+            if self.health is None or not self.health.down:
+                try:
+                    await self.store.note_alive(self.node, self.clock())
+                except StoreError as exc:
+                    if self.health is None or not self.health.failed(exc):
+                        log.info("could not note this process alive: %s", exc)
+            await asyncio.sleep(ALIVE_EVERY)
+
+    async def _read_deaths(self) -> None:
+        """When the dead processes died: every node's last sign of life older than
+        ``ALIVE_STALE`` seconds, and this node's previous life's."""
+        try:
+            stamps = await self.store.alive_stamps()
+        except StoreError:
+            stamps = {}
+        now = self.clock()
+        deaths = {t for node, t in stamps.items() if node != self.node and t < now - ALIVE_STALE}
+        if self.previous_life is not None:
+            deaths.add(self.previous_life)
+        self._deaths = sorted(deaths)
+
+    def _died_at(self, saved_at: float | None) -> float | None:
+        """When the process that last saved a room (at ``saved_at``) died, as near as the
+        signs of life tell: the first death at or after that save (it was alive then); at
+        most ``ALIVE_EVERY`` early, so a clock is given no less than it had. None: no
+        death after the save is known (the room was handed over whole, or saved since)."""
+        if saved_at is None:
+            return None
+        return next((t for t in self._deaths if t >= saved_at), None)
+
     async def adopt_many(self, codes: list[str]) -> int:
         """``adopt`` for many rooms: their leases in one round trip, their states in one
         more, and their takeover change saved in a third. Returns how many were taken
@@ -268,6 +318,7 @@ class RoomDirectory:
         if not ours:
             return 0
         states = await self.store.load_rooms(list(ours))
+        await self._read_deaths()
         adopted: list[RoomRunner] = []
         over: dict[str, Lease] = {}
         for (code, lease), stored in zip(ours.items(), states, strict=True):
@@ -331,9 +382,11 @@ class RoomDirectory:
     def _take_over_change(self, room: Room, now: float) -> None:
         """What taking a room over changes (no journal record, nothing sent): nobody is
         connected yet, idle from ``now`` unless already, and each clock given back the time
-        it had left when last saved."""
+        it had left when its process died (as its last sign of life says; else when the
+        room was last saved)."""
         room.all_disconnected()
-        room.resume_clocks(now, grace=self.settings.resume_grace)
+        down = self._died_at(room.saved_at)
+        room.resume_clocks(now, grace=self.settings.resume_grace, down_since=down)
         room.note_presence(now)
 
     async def _take_over_alone(self, runner: RoomRunner) -> None:

@@ -129,6 +129,7 @@ class Cluster:
         self._returning: set[str] = set()
         self.health = health
         self._lease_task: asyncio.Task[None] | None = None
+        self._alive_task: asyncio.Task[None] | None = None
         self.relay = Relay(store, node, settings.forward_timeout, self, health)
         self.directory = RoomDirectory(
             node, settings, store, self, self, self.relay, self, metrics, rng, clock, bots, health
@@ -146,6 +147,11 @@ class Cluster:
         """Hear the other processes, and renew the leases of the rooms run here from now on
         (also while ``recover`` brings thousands back: those back early keep theirs)."""
         await self.relay.start()
+        try:
+            await self.directory.note_start()  # (before the heartbeat overwrites it)
+        except StoreError as exc:
+            log.info("this node's last sign of life is not known: %s", exc)
+        self._alive_task = asyncio.ensure_future(self.directory.heartbeat())
         self._lease_task = asyncio.ensure_future(self.directory.keep_leases())
 
     async def recover(self) -> int:
@@ -197,6 +203,8 @@ class Cluster:
         self.going_down()
         if self._lease_task is not None:
             self._lease_task.cancel()
+        if self._alive_task is not None:
+            self._alive_task.cancel()
         await self.directory.hand_over()
         await self.relay.stop()
 

@@ -105,6 +105,10 @@ class Match:
     #: table waits for its person to come back: the deadline is then the end of that wait
     #: plus these seconds (``resume_clock``). None when the clock runs as it shows.
     held: float | None = None
+    #: The running clock is one given back after the room's process went down (a restart,
+    #: a takeover): said in the views until the next clock starts, so a person back at the
+    #: table is told their clock was paused.
+    restarted: bool = False
 
     # --- start and plain data ---------------------------------------------------------
 
@@ -140,6 +144,7 @@ class Match:
             "resume_pending": list(self.resume_pending),
             "version": self.version,
             "held": self.held,
+            "restarted": self.restarted,
         }
 
     @classmethod
@@ -337,6 +342,7 @@ class Match:
         clock = self._clock_for(self.phase)
         self.deadline = None if clock is None else now + clock
         self.held = None
+        self.restarted = False
         return self._turn_prompt(now)
 
     def _turn_prompt(self, now: float) -> TurnStarted:
@@ -369,6 +375,7 @@ class Match:
         left = max(left, min(floor, clock))
         self.deadline = max(self.deadline, now + grace + left)
         self.held = left if grace > 0 else None
+        self.restarted = True
         return [(EVERYONE, self._clock_prompt(now))]
 
     def pause_over(self, paused: float, now: float) -> list[Outgoing]:
@@ -438,6 +445,7 @@ class Match:
         self.ready = [False, False, False]
         clock = self.config.ready_timeout
         self.deadline = None if clock is None else now + clock
+        self.restarted = False
         return out + [(EVERYONE, self._awaiting_ready(now))]
 
     def _awaiting_ready(self, now: float) -> AwaitingReady:
@@ -518,4 +526,5 @@ class Match:
             winners=self.winners if self.phase == "over" else None,
             version=self.version,
             awaiting=self._awaiting_ready(now) if self.phase == "between_deals" else None,
+            restarted=self.restarted and self.deadline is not None and self.phase != "over",
         )

@@ -62,9 +62,11 @@ class Queue:
             for pid, e in players
         ]
 
+        tiers = await self.ladder.tiers_of([x.player_id for x in sessions])
+
         def build(code: str) -> Room:
             people = [(x.player_id, x.name) for x in sessions]
-            room = Room.quick(code, people, clocks, bot_speed=speed)
+            room = Room.quick(code, people, clocks, bot_speed=speed, tiers=tiers)
             room.start_match(lobby.clock(), lobby.rng)
             return room
 

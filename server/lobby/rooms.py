@@ -65,6 +65,7 @@ class Rooms:
                 clocks=clocks,
                 public=request.public,
                 bot_speed=speed,
+                rated=request.rated,
             ),
             Owner(conn.address),
             secret=not request.public,

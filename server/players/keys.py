@@ -20,6 +20,17 @@ _PLAYER_ID = re.compile(r"^p[0-9a-f]{12,32}$")
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{22,86}$")
 
 
+#: Hex digits of a player's public tag.
+TAG_DIGITS = 6
+
+
+def public_tag(player_id: str) -> str:
+    """A short public tag of a player (6 hex digits of a hash of their id): what tells two
+    players of the same name apart on the ladder, and opens one's public profile from it,
+    without showing the id."""
+    return hashlib.sha256(f"ddz-tag:{player_id}".encode()).hexdigest()[:TAG_DIGITS]
+
+
 def new_player_id() -> str:
     return "p" + secrets.token_hex(8)
 

@@ -9,13 +9,15 @@ player (``RatingChanged``: written first, then sent). The bookkeeping applies it
 settle of the closed room (``Bookkeeping.room_appliers``), so a crash between the room's
 closing save and its ratings leaves the room pending, and the next settle applies what is
 missing (and tells those it applied). Practice, private rooms and rematches
-are never rated. The ladder ranks by the conservative rating (mu - 3 sigma) those with at
-least ``LADDER_MIN_MATCHES`` rated matches.
+are never rated. The ladder ranks by the rating as shown (its points, from mu) those with at
+least ``LADDER_MIN_MATCHES`` rated matches (which keeps a lucky newcomer off it); entries kept
+before it ranked so get their shown score at the next read (``RedisRatings.ladder``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, cast
 
 from protocol.messages import (
     BotLevel,
@@ -24,10 +26,12 @@ from protocol.messages import (
     Leaderboard,
     RatingChanged,
     RatingView,
+    Tier,
 )
 from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.sessions import Session
+from server.players.keys import public_tag
 from server.players.rating import (
     NEW,
     RatedMatch,
@@ -35,12 +39,16 @@ from server.players.rating import (
     Rating,
     RatingChange,
     outcomes,
+    points,
+    provisional,
     rated,
     rating_updates,
+    shown_score,
+    tier,
 )
 from server.rooms.room import Room
 from server.store.errors import StoreError
-from server.store.ratings import LadderRead, RedisRatings, StoredRating
+from server.store.ratings import LadderRead, LoggedRating, RedisRatings, StoredRating
 from server.store.redis_store import RedisStore
 
 #: Rated matches a player needs before the ladder ranks them (a rating resting on fewer is
@@ -65,10 +73,15 @@ class RatingStore(Protocol):
         name: str,
         now: float,
     ) -> tuple[bool, StoredRating]: ...
+    async def history(self, player_id: str) -> list[LoggedRating]: ...
     async def save_start(self, code: str, start: dict[str, Any]) -> None: ...
     async def load_start(self, code: str) -> dict[str, Any] | None: ...
-    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None: ...
-    async def ladder(self, n: int, player_id: str) -> LadderRead: ...
+    async def set_ladder(
+        self, player_id: str, score: float, entry: dict[str, Any], shown: float
+    ) -> None: ...
+    async def ladder(
+        self, n: int, player_id: str, shown: Callable[[dict[str, Any]], float]
+    ) -> LadderRead: ...
 
 
 def rating_store(store: object) -> RatingStore:
@@ -85,7 +98,11 @@ def rating_store(store: object) -> RatingStore:
 
 
 def view(rating: Rating, matches: int) -> RatingView:
+    shown = points(rating)
     return RatingView(
+        points=shown,
+        provisional=provisional(rating),
+        tier=cast(Tier, tier(shown)),
         rating=round(rating.display, 2),
         mu=round(rating.mu, 2),
         sigma=round(rating.sigma, 2),
@@ -135,10 +152,42 @@ class Ladder:
         rating, matches = await self.rating_of(player_id)
         return view(rating, matches) if matches > 0 else None
 
+    async def tiers_of(self, players: list[str]) -> dict[str, str]:
+        """The tier of each rated player of ``players`` (shown at a quick match's table);
+        a rating that cannot be read now is left out: the match goes on without it."""
+        found: dict[str, str] = {}
+        for player in players:
+            try:
+                rating, matches = await self.rating_of(player)
+            except StoreError:
+                continue
+            if matches > 0:
+                found[player] = tier(points(rating))
+        return found
+
+    async def find(self, tag: str) -> tuple[str, str] | None:
+        """The player on the ladder's top with this public tag: their id and name."""
+        read = await self.store.ladder(LADDER_SIZE, "", _entry_shown)
+        for ranked in read.top:
+            if public_tag(ranked.player_id) == tag:
+                return ranked.player_id, str(ranked.entry.get("name", ""))
+        return None
+
+    async def history_of(self, player_id: str) -> list[int]:
+        """The player's shown rating after each of their last rated matches, oldest first."""
+        return [points(Rating(r.mu, r.sigma)) for r in await self.store.history(player_id)]
+
     async def note_start(self, room: Room, names: dict[str, str]) -> None:
         """Keep the ratings a quick match starts from, when it is rated (two persons at
         least). ``names``: each person's name as queued (the ladder's). Not kept, the match
         is not rated; it is played all the same."""
+        start = await self.start_of(room, names)
+        if start is not None:
+            await self.store.save_start(room.code, start)
+
+    async def start_of(self, room: Room, names: dict[str, str]) -> dict[str, Any] | None:
+        """What a rated match keeps of its start, from its seats' ratings now (None: it
+        cannot change a rating, with fewer than two persons)."""
         seats: list[tuple[str | None, str, Rating, BotLevel | None]] = []
         for seat in room.seats:
             if seat.kind == "person" and seat.player_id:
@@ -149,15 +198,26 @@ class Ladder:
                 level: BotLevel = seat.level or "normal"
                 seats.append((None, "", RatedSeat.bot(level).rating, level))
         if not rated([RatedSeat(pid, r, level) for pid, _, r, level in seats]):
-            return
-        await self.store.save_start(room.code, start_record(seats))
+            return None
+        return start_record(seats)
 
     async def changes(self, room: Room) -> tuple[dict[str, RatingChange], dict[str, str]]:
-        """Each person's change from a closed rated quick match (none for any other room),
-        and the persons' names as queued."""
-        if room.mode != "quick" or room.match is None or room.closed is None:
+        """Each person's change from a closed rated match (a quick match whose start was
+        kept, or a private room created rated; none for any other room), and the persons'
+        names as queued."""
+        # (a quick room stored before rooms said ``rated`` is rated by its kept start alone)
+        if room.mode not in ("quick", "private") or room.match is None or room.closed is None:
+            return {}, {}
+        if room.mode == "private" and not room.rated:
             return {}, {}
         start = await self.store.load_start(room.code)
+        if start is None and room.mode == "private":
+            # a rated private room keeps its start at its first settle: its people played
+            # no other rated match meanwhile (one seat at a time), so their ratings now are
+            # those it started from; kept, a later settle computes from the same
+            start = await self.start_of(room, {})
+            if start is not None:
+                await self.store.save_start(room.code, start)
         if start is None:
             return {}, {}
         names = {s["pid"]: str(s["name"]) for s in start["seats"] if s["pid"]}
@@ -204,7 +264,7 @@ class Ladder:
         now = Rating(stored.mu, stored.sigma)
         if stored.matches >= LADDER_MIN_MATCHES:
             entry = {"name": name, "mu": now.mu, "sigma": now.sigma, "matches": stored.matches}
-            await self.store.set_ladder(player_id, now.display, entry)
+            await self.store.set_ladder(player_id, now.display, entry, shown_score(now))
         return applied, view(before, stored.matches - 1), view(now, stored.matches)
 
     async def get_leaderboard(
@@ -215,16 +275,32 @@ class Ladder:
 
     async def leaderboard(self, player_id: str, name: str) -> Leaderboard:
         """The ladder's top and the asker's own line (None: never rated)."""
-        read = await self.store.ladder(LADDER_SIZE, player_id)
+        read = await self.store.ladder(LADDER_SIZE, player_id, _entry_shown)
         top = [
-            LadderLine(rank=i + 1, name=str(r.entry.get("name", "")), rating=_entry_view(r.entry))
+            LadderLine(
+                rank=i + 1,
+                name=str(r.entry.get("name", "")),
+                rating=_entry_view(r.entry),
+                tag=public_tag(r.player_id),
+            )
             for i, r in enumerate(read.top)
         ]
         you: LadderLine | None = None
         rating, matches = await self.rating_of(player_id)
         if matches > 0:
-            you = LadderLine(rank=read.rank, name=name, rating=view(rating, matches))
+            you = LadderLine(
+                rank=read.rank, name=name, rating=view(rating, matches), tag=public_tag(player_id)
+            )
         return Leaderboard(top=top, ranked=read.ranked, min_matches=LADDER_MIN_MATCHES, you=you)
+
+
+def _entry_rating(entry: dict[str, Any]) -> Rating:
+    return Rating(float(entry.get("mu", NEW.mu)), float(entry.get("sigma", NEW.sigma)))
+
+
+def _entry_shown(entry: dict[str, Any]) -> float:
+    """What a ladder entry ranks by: its rating's points, unrounded (ties are rare)."""
+    return shown_score(_entry_rating(entry))
 
 
 def _entry_view(entry: dict[str, Any]) -> RatingView:

@@ -9,7 +9,14 @@ from __future__ import annotations
 import logging
 from typing import Any, get_args
 
-from protocol.messages import HistoryEntry, ModeRecord, Profile, RatingView, RoomMode
+from protocol.messages import (
+    HistoryEntry,
+    ModeRecord,
+    Profile,
+    PublicProfile,
+    RatingView,
+    RoomMode,
+)
 from server.players.outcome import Counter, played, won
 from server.store.player_records import PlayerRecord
 
@@ -62,4 +69,22 @@ def profile(
         offset=offset,
         total=record.total,
         rating=rating,
+    )
+
+
+def public_profile(
+    tag: str, name: str, record: PlayerRecord, rating: RatingView | None, history: list[int]
+) -> PublicProfile:
+    """What anyone may see of a player: no match, so no code, id, key or token."""
+    mine = profile("", name, record, 0, rating)
+    return PublicProfile(
+        tag=tag,
+        name=name,
+        rating=rating,
+        rating_history=history,
+        modes=mine.modes,
+        landlord_deals=mine.landlord_deals,
+        landlord_won=mine.landlord_won,
+        farmer_deals=mine.farmer_deals,
+        farmer_won=mine.farmer_won,
     )

@@ -62,6 +62,55 @@ class Rating:
 #: A player never rated.
 NEW = Rating(MODEL.mu, MODEL.sigma)
 
+# --- the rating as people read it ----------------------------------------------------------
+#
+# ``mu`` and ``sigma`` are what is stored and computed; what a player reads is derived from
+# them, on the familiar chess-like scale: ``points`` = 1500 + 40 (mu - 25), so a new player
+# shows 1500, their uncertainty 8.3 is about 333 points (Glicko's new player: 350), and a
+# won deal moves the number at once (a conservative mu - 3 sigma starts at 0 and creeps up
+# as sigma shrinks, so a new player saw nothing move for a win). It is ``provisional``
+# (shown "1500?", as lichess does) while sigma is above ``PROVISIONAL_SIGMA``: about the
+# first 10 rated matches, when the ladder ranks a player. The ladder still ranks by the
+# conservative value, so a lucky newcomer does not top it.
+
+#: The shown rating of a new player (mu 25) and how many points one unit of mu is.
+POINTS_BASE = 1500
+POINTS_PER_MU = 40.0
+#: Above this sigma a rating is provisional ("1500?"): in ``benchmarks/rating_sim.py``-like
+#: play it is reached after 8 to 11 rated matches of 3 deals (sigma 8.3 -> 5.0).
+PROVISIONAL_SIGMA = 5.0
+
+#: The tiers (段位) a player climbs, by shown points: (tier, the least points of it).
+TIERS: tuple[tuple[str, int], ...] = (
+    ("bronze", 0),
+    ("silver", 1300),
+    ("gold", 1450),
+    ("platinum", 1600),
+    ("diamond", 1750),
+    ("master", 1900),
+)
+
+
+def shown_score(rating: Rating) -> float:
+    """The shown rating unrounded: what the ladder ranks by."""
+    return POINTS_BASE + POINTS_PER_MU * (rating.mu - MODEL.mu)
+
+
+def points(rating: Rating) -> int:
+    """The rating as shown: 1500 for a new player, 40 points a unit of skill."""
+    return round(shown_score(rating))
+
+
+def provisional(rating: Rating) -> bool:
+    """Whether the shown rating is still provisional (too uncertain to settle on)."""
+    return rating.sigma > PROVISIONAL_SIGMA
+
+
+def tier(shown: int) -> str:
+    """The tier of a shown rating: the highest whose least points it reaches."""
+    return next(name for name, least in reversed(TIERS) if shown >= least)
+
+
 #: The landlord's pseudo-teammate: average skill, almost certain (it takes no update).
 ROLE = Rating(MODEL.mu, 0.001)
 

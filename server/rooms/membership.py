@@ -90,6 +90,11 @@ class Membership(RoomState):
             if seat is None:
                 raise RoomError(ErrorCode.NO_ROOM, "you are not in this room")
             seating.stand_up(self.seats, seat, self.mode, self.match is not None)
+            if self.match is not None:
+                # giving up a dealt match is a move of its own: the match is kept, in the
+                # person's history as unfinished (a practice left before a first play was
+                # in no history at all)
+                self.played = True
         self.version += 1
         if not self.seated():
             return out + self._close("everyone_left")

@@ -87,10 +87,14 @@ class Room(Membership):
         clocks: Clocks | None = None,
         public: bool = False,
         bot_speed: BotSpeed = "normal",
+        rated: bool = False,
     ) -> Room:
-        """A room with its creator in seat 0 and the other seats empty."""
+        """A room with its creator in seat 0 and the other seats empty; ``rated``: its
+        match changes its people's ratings (people only: no bot may be seated)."""
         seats = [Seat(kind="person", player_id=creator, name=name, connected=True), Seat(), Seat()]
-        return cls(code, mode, deals, seats, creator, public, clocks, bot_speed)
+        room = cls(code, mode, deals, seats, creator, public, clocks, bot_speed)
+        room.rated = rated
+        return room
 
     @classmethod
     def quick(
@@ -100,14 +104,20 @@ class Room(Membership):
         clocks: Clocks,
         bot_level: BotLevel = "normal",
         bot_speed: BotSpeed = "normal",
+        tiers: dict[str, str] | None = None,
     ) -> Room:
         """A quick match: the people (player id, name) from the queue in their order, bots
-        in the seats left, watchable by anyone. Start it with ``start_match``. The people
-        were connected when matched (a disconnect takes a person off the queue)."""
+        in the seats left, watchable by anyone; ``tiers``: each rated person's tier, shown
+        at the table. Start it with ``start_match``. The people were connected when matched
+        (a disconnect takes a person off the queue)."""
         room = cls(code, "quick", 3, [Seat(), Seat(), Seat()], None, True, clocks, bot_speed)
+        room.rated = True
         for i, (p, n) in enumerate(people):
             name = room.name_for(i, n)
-            room.seats[i] = Seat(kind="person", player_id=p, name=name, ready=True, connected=True)
+            tier = (tiers or {}).get(p)
+            room.seats[i] = Seat(
+                kind="person", player_id=p, name=name, ready=True, connected=True, tier=tier
+            )
         for i in range(len(people), 3):
             room.place_bot(i, bot_level)
         return room
@@ -122,6 +132,7 @@ class Room(Membership):
         seats, bots = rematch.rematch_seats(old.seats, old.mode, asker)
         room = cls(code, old.mode, old.deals, seats, asker, old.public, old.clocks, old.bot_speed)
         room.rematch_of = old.code
+        room.rated = old.rated and old.mode == "private"  # (a quick match's, never: chosen)
         for i in bots:
             room.place_bot(i, "normal")
         if any(s.held for s in seats):
@@ -175,6 +186,8 @@ class Room(Membership):
             what = "seats bots" if isinstance(request, SeatBot) else "sets the bot speed"
             raise RoomError(ErrorCode.NOT_ALLOWED, f"only the room's creator {what}")
         if isinstance(request, SeatBot):
+            if self.rated:
+                raise RoomError(ErrorCode.NOT_ALLOWED, "a rated room is for people only")
             return self._seat_bot(request, now, rng)
         if isinstance(request, SetBotSpeed):
             self.bot_speed = request.speed
@@ -245,19 +258,26 @@ class Room(Membership):
     # --- idle rooms and the end -------------------------------------------------------
 
     def resume_clocks(
-        self, now: float, floor: float = RESUME_FLOOR, grace: float = 0.0
+        self,
+        now: float,
+        floor: float = RESUME_FLOOR,
+        grace: float = 0.0,
+        down_since: float | None = None,
     ) -> list[Delivery]:
         """The room comes back after its process was down or while it was taken over: the
-        running clock gets at least the time it had left at the last save (``saved_at``;
-        for a room saved before that was kept, the time it has left now), and at least
-        ``floor`` seconds (at most its full length), counted from ``now``. While a person
-        it waits for (``awaited_seats``) is not back, that time is held for up to ``grace``
-        seconds: it counts from their return (``back``) or from the grace's end, whichever
-        comes first. Everyone is told the new deadline."""
+        running clock gets at least the time it had left when the process went down
+        (``down_since``, when known: its last sign of life) or else at the last save
+        (``saved_at``; for a room saved before that was kept, the time it has left now),
+        and at least ``floor`` seconds (at most its full length), counted from ``now``.
+        While a person it waits for (``awaited_seats``) is not back, that time is held for
+        up to ``grace`` seconds: it counts from their return (``back``) or from the grace's
+        end, whichever comes first. Everyone is told the new deadline."""
         match = self.match
         if match is None or self.closed is not None:
             return []
         saved_at = now if self.saved_at is None else min(self.saved_at, now)
+        if down_since is not None and saved_at <= down_since <= now:
+            saved_at = down_since  # (time between the last save and the crash counted)
         away = any(not self.seats[i].connected for i in self.awaited_seats())
         out = match.resume_clock(now, saved_at, floor, grace if away else 0.0)
         if out:

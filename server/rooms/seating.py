@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from protocol.errors import ErrorCode
-from protocol.messages import BotLevel, RoomMode, SeatView
+from protocol.messages import BotLevel, RoomMode, SeatView, Tier
 from protocol.text import NAME_MAX
 from server.rooms.change import RoomError
 
@@ -34,6 +34,7 @@ class Seat:
     left: bool = False  # the person left during the match; a bot plays on for them
     last_request: int = 0  # the person's last applied request id: a resent one is refused
     held: bool = False  # a rematch seat kept for this person until they ask too (or the hold ends)
+    tier: str | None = None  # the person's rating tier as a quick match seated them (None: unrated)
 
     def to_data(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -127,6 +128,7 @@ def seat_views(seats: Sequence[Seat]) -> list[SeatView]:
             level=s.level,
             connected=s.kind == "bot" or (s.connected and not s.left),
             ready=s.ready,
+            tier=cast(Tier, s.tier) if s.kind == "person" and s.tier else None,
         )
         for s in seats
     ]

@@ -72,6 +72,9 @@ class RoomState:
     #: The room this one is a rematch of, and until when its held seats are kept.
     rematch_of: str | None = None
     hold_until: float | None = None
+    #: Its match changes its persons' ratings: a quick match the queue formed, or a private
+    #: room created rated (for people only: no bot may be seated in it).
+    rated: bool = False
     _journal: list[Record] = field(default_factory=list, compare=False, repr=False)
     """Journal records made and not yet handed out: by a ``Change``, or (a match started
     as the room was built, before its first save) by ``take_journal``. Runtime only."""
@@ -140,6 +143,7 @@ class RoomState:
             timed=self.timed,
             version=self.version,
             table=None if self.match is None else self.match.view_for(seat, now),
+            rated=self.rated,
         )
 
     def snapshot_for(self, player_id: str, now: float) -> Snapshot:

@@ -39,6 +39,7 @@ def room_to_data(room: Room) -> dict[str, Any]:
         "chat_times": [list(t) for t in room.chat_times],
         "rematch_of": room.rematch_of,
         "hold_until": room.hold_until,
+        "rated": room.rated,
     }
 
 

@@ -101,6 +101,11 @@ class Keys:
     def room_lease(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:lease"
 
+    @property
+    def nodes_alive(self) -> str:
+        """Each process's last sign of life (wall time), by node: when a dead one died."""
+        return f"{self.prefix}nodes:alive"
+
     def room_fence(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:fence"
 
@@ -154,6 +159,10 @@ class Keys:
     def rated(self, player_id: str) -> str:
         return f"{self.prefix}{{player:{player_id}}}:rated"
 
+    def rating_log(self, player_id: str) -> str:
+        """The player's rating after each of their last rated matches (the profile's graph)."""
+        return f"{self.prefix}{{player:{player_id}}}:rating_log"
+
     def room_ratings(self, code: str) -> str:
         return f"{self.prefix}room:{{{code}}}:ratings"
 
@@ -164,6 +173,11 @@ class Keys:
     @property
     def ladder_players(self) -> str:
         return f"{self.prefix}{{ladder}}:players"
+
+    @property
+    def ladder_shown(self) -> str:
+        """The ladder by the rating as shown (its points), which it ranks by."""
+        return f"{self.prefix}{{ladder}}:shown"
 
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"

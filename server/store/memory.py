@@ -41,6 +41,8 @@ class MemoryRedis:
         self.watchable: dict[str, float] = {}
         self.leases: dict[str, tuple[str, float]] = {}  # code: (NODE:FENCE, expiry)
         self.fences: dict[str, int] = {}
+        #: Each node's last sign of life (``note_alive``).
+        self.alive: dict[str, float] = {}
         self.sessions: dict[str, dict[str, str]] = {}
         self.queue: dict[str, tuple[float, bytes]] = {}
         self.queue_skill: dict[str, float] = {}
@@ -267,6 +269,14 @@ class MemoryStore(MemoryPlayers):
     async def free_rooms(self, codes: list[str]) -> list[str]:
         self._up()
         return [code for code in codes if self.data.lease(code) is None]
+
+    async def note_alive(self, node: str, at: float) -> None:
+        self._up()
+        self.data.alive[node] = at
+
+    async def alive_stamps(self) -> dict[str, float]:
+        self._up()
+        return dict(self.data.alive)
 
     # --- sessions ---------------------------------------------------------------------
 

@@ -16,7 +16,14 @@ from typing import Any
 
 from server.store.addresses import Claim, Listed
 from server.store.memory import MemoryRedis, MemoryStore
-from server.store.ratings import RATED_KEEP, LadderRead, Ranked, StoredRating
+from server.store.ratings import (
+    RATED_KEEP,
+    RATING_LOG,
+    LadderRead,
+    LoggedRating,
+    Ranked,
+    StoredRating,
+)
 
 
 @dataclass
@@ -161,6 +168,8 @@ class _Ratings:
     starts: dict[str, dict[str, Any]] = field(default_factory=dict)
     top: dict[str, float] = field(default_factory=dict)
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
+    logs: dict[str, list[LoggedRating]] = field(default_factory=dict)
+    shown: dict[str, float] = field(default_factory=dict)
 
 
 _RATINGS: weakref.WeakKeyDictionary[MemoryRedis, _Ratings] = weakref.WeakKeyDictionary()
@@ -200,11 +209,17 @@ class MemoryRatings:
             held["matches"] += 1
             held["name"] = name
             applied[code] = now
+            log = self.data.logs.setdefault(player_id, [])
+            log.append(LoggedRating(held["mu"], held["sigma"], now))
+            del log[:-RATING_LOG]
             for old in [c for c, t in applied.items() if t < now - RATED_KEEP]:
                 del applied[old]
         stored = await self.rating(player_id)
         assert stored is not None
         return not done, stored
+
+    async def history(self, player_id: str) -> list[LoggedRating]:
+        return list(self.data.logs.get(player_id, []))
 
     async def save_start(self, code: str, start: dict[str, Any]) -> None:
         self.data.starts[code] = dict(start)
@@ -213,17 +228,25 @@ class MemoryRatings:
         found = self.data.starts.get(code)
         return None if found is None else dict(found)
 
-    async def set_ladder(self, player_id: str, score: float, entry: dict[str, Any]) -> None:
+    async def set_ladder(
+        self, player_id: str, score: float, entry: dict[str, Any], shown: float
+    ) -> None:
         self.data.top[player_id] = score
         self.data.players[player_id] = dict(entry)
+        self.data.shown[player_id] = shown
 
-    async def ladder(self, n: int, player_id: str) -> LadderRead:
+    async def ladder(
+        self, n: int, player_id: str, shown: Callable[[dict[str, Any]], float]
+    ) -> LadderRead:
+        for pid, entry in self.data.players.items():  # (held before the ladder ranked so)
+            self.data.shown.setdefault(pid, shown(entry))
         # (Redis orders equal scores by member, the higher first under ZREVRANGE)
-        order = sorted(self.data.top.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        ranked = self.data.shown
+        order = sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)
         top = [Ranked(pid, s, dict(self.data.players.get(pid, {}))) for pid, s in order[:n]]
         ids = [pid for pid, _ in order]
-        rank = ids.index(player_id) + 1 if player_id in self.data.top else None
-        return LadderRead(top, rank, self.data.top.get(player_id), len(order))
+        rank = ids.index(player_id) + 1 if player_id in ranked else None
+        return LadderRead(top, rank, ranked.get(player_id), len(order))
 
 
 class MemoryServerStore(MemoryStore):

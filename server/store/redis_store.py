@@ -610,6 +610,22 @@ class RedisStore(RedisPlayers):
             raise await self._unavailable(str(exc)) from exc
         return None if held is None else str(held.decode())
 
+    async def note_alive(self, node: str, at: float) -> None:
+        """``node`` is alive at ``at`` (wall time): what a process taking its rooms over
+        after it died reads as when it died (``alive_stamps``)."""
+        try:
+            await self.redis.hset(self.keys.nodes_alive, node, repr(at))
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+
+    async def alive_stamps(self) -> dict[str, float]:
+        """Every process's last sign of life, by node."""
+        try:
+            found: Any = await self.redis.hgetall(self.keys.nodes_alive)
+        except StoreFailure as exc:
+            raise await self._unavailable(str(exc)) from exc
+        return {k.decode(): float(v) for k, v in found.items()}
+
     async def free_rooms(self, codes: list[str]) -> list[str]:
         """The codes among ``codes`` whose lease nobody holds, asked in one pipeline."""
         if not codes:

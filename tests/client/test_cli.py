@@ -91,6 +91,8 @@ def test_no_subcommand_is_the_interactive_menu() -> None:
         ["join"],
         ["--name", "", "practice"],
         ["--name", "x" * 25, "practice"],
+        ["key", "--use", ""],
+        ["key", "--use", "  "],
     ],
 )
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -212,3 +214,17 @@ def test_the_login_name_is_a_name_or_player(monkeypatch: pytest.MonkeyPatch) -> 
     assert parse_args(["practice"]).name == "player"
     monkeypatch.setattr(client.cli.getpass, "getuser", lambda: "ａｎｎ")
     assert parse_args(["practice"]).name == "ann"
+
+
+def test_a_name_given_is_kept_for_the_next_start_on_that_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 34: ``ddz --name Alice practice`` then ``ddz profile`` said hello as the login
+    name ("root"), and the profile showed that: the name given is kept per server."""
+    monkeypatch.delenv("DDZ_NAME", raising=False)
+    login = parse_args(["profile"]).name
+    assert parse_args(["--name", "Alice", "practice"]).name == "Alice"
+    assert parse_args(["profile"]).name == "Alice"
+    assert parse_args(["--server", "ws://other:1", "profile"]).name == login  # per server
+    assert parse_args(["--no-save-session", "--name", "Bob", "profile"]).name == "Bob"
+    assert parse_args(["profile"]).name == "Alice"  # not kept: nothing kept

@@ -128,11 +128,21 @@ def test_a_profile_reads_within_80_columns_with_rates_and_the_next_page() -> Non
         matches=[entry] * 20,
         offset=0,
         total=45,
-        rating=RatingView(rating=24.63, mu=30.93, sigma=2.1, matches=41),
+        rating_history=[1500, 1548, 1620, 1737],
+        rating=RatingView(
+            points=1737,
+            provisional=False,
+            tier="platinum",
+            rating=24.63,
+            mu=30.93,
+            sigma=2.1,
+            matches=41,
+        ),
     )
     lines = [plain(line) for line in profile_lines(profile)]
     text = "\n".join(lines)
-    assert "rating       24.6  (skill 30.9 ± 2.1)   41 rated matches" in text
+    assert "rating       1737 platinum  (skill 30.9 ± 2.1)   41 rated matches" in text
+    assert "rating trend 1500 ▁▂▅█ 1737  (last 4 rated)" in text
     assert all(len(line) <= 80 for line in lines), text
     assert "quick 7/12 (58%)" in text and "landlord 6/10 (60%)" in text
     assert "farmer 13/26 (50%)" in text and "+12 on" in text

@@ -260,7 +260,10 @@ def test_three_quick_players_meet_in_one_room(quick_server: str) -> None:
         assert sorted(s["name"] for s in snapshot["seats"]) == ["ann", "bob", "cat"]
         codes.add(snapshot["code"])
         assert [m["type"] for m in msgs].count("deal_end") == 3
-        assert msgs[-1]["type"] == "match_end"
+        assert "match_end" in [m["type"] for m in msgs]
+        # issue 34: the headless client waited for no rating change, so --json never showed it
+        assert msgs[-1]["type"] == "rating_changed" and msgs[-1]["code"] == snapshot["code"]
+        assert msgs[-1]["before"]["points"] == 1500 and msgs[-1]["after"]["provisional"]
     assert len(codes) == 1
 
 

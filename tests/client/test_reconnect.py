@@ -33,13 +33,14 @@ from prompt_toolkit.output import DummyOutput
 from websockets.asyncio.client import ClientConnection, connect
 
 from client.backoff import RECONNECT, UNAVAILABLE, Backoff
-from client.connection import Link, LinkError, RequestNumbers, open_with_retry
+from client.connection import TAKEN_OVER, Link, LinkError, RequestNumbers, open_with_retry
 from client.headless import EXIT_OK, Headless, SessionEnded
 from client.interactive import Interactive
 from client.options import Options
+from client.render import plain
 from protocol.codec import decode, decode_server, encode
 from protocol.errors import ErrorCode
-from protocol.events import MatchEnded
+from protocol.events import MatchEnded, TableView
 from protocol.messages import (
     PROTOCOL_VERSION,
     BidRequest,
@@ -47,6 +48,7 @@ from protocol.messages import (
     Hello,
     PassRequest,
     Request,
+    RoomView,
     SeatBot,
     ServerMessage,
     Snapshot,
@@ -750,3 +752,87 @@ async def test_a_resumed_session_without_its_room(
     assert isinstance(setup, StartPractice)
     second.feed(Snapshot(room=room()), a_match_end())
     assert await asyncio.wait_for(task, 5) == EXIT_OK
+
+
+def over_room() -> RoomView:
+    """The room as it stands once its match is over (its bots finished it meanwhile)."""
+    table = TableView.model_validate(
+        {
+            "viewer_seat": 0,
+            "phase": "over",
+            "deal_no": 3,
+            "deals_total": 3,
+            "hand": [],
+            "card_counts": [0, 4, 9],
+            "first_bidder": 0,
+            "forced_bid": False,
+            "bids": [],
+            "landlord": 0,
+            "base": 3,
+            "kitty": None,
+            "plays": [],
+            "passes": [],
+            "last_play": None,
+            "passes_in_row": 0,
+            "turn": None,
+            "multiplier": 1,
+            "totals": [12, -6, -6],
+            "deal_scores": [[6, -3, -3], [-6, 3, 3], [12, -6, -6]],
+            "last_deal": None,
+            "ready": [False, False, False],
+            "bot_control": [True, False, False],
+            "winners": [0],
+            "version": 99,
+        }
+    )
+    return room().model_copy(update={"table": table})
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+async def test_a_match_its_bots_finished_while_we_were_away_is_said_to_have_ended(
+    monkeypatch: pytest.MonkeyPatch, json_mode: bool
+) -> None:
+    """Issue 34: resumed after a restart into a room whose bots had finished the match, the
+    client exited 0 without a word of its end."""
+    first = ScriptedLink(welcome())
+    second = ScriptedLink(welcome(resumed=True, room_code="ABCDE"), first.numbers)
+
+    async def reopen(*_args: object, **_kwargs: object) -> Link:
+        return second
+
+    monkeypatch.setattr("client.connection.open_with_retry", reopen)
+    out, err = io.StringIO(), io.StringIO()
+    opts = Options(server="ws://nowhere", name="ann", mode="practice", auto="easy", json=json_mode)
+    driver = Headless(first, opts, out, err, retry_schedule=QUICK)
+    task = asyncio.create_task(driver.run())
+    await first.next_sent()
+    first.feed(Snapshot(room=room()), started())
+    first.feed(None)  # the server goes down; its bots finish the match meanwhile
+    second.feed(Snapshot(room=over_room()))
+    assert await asyncio.wait_for(task, 5) == EXIT_OK
+    assert "ended while we were away: +12 -6 -6" in err.getvalue()
+    if not json_mode:
+        assert "match over: me (you) wins   totals: me (you) +12" in out.getvalue()
+
+
+async def test_the_interactive_client_taken_over_by_its_player_elsewhere_stops(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: two clients of one key took the player from each other for ever."""
+    said: list[str] = []
+    monkeypatch.setattr("client.interactive.say", lambda fragments: said.append(plain(fragments)))
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        client = Interactive(Options(server=server, name="me", reconnect_for=5))
+        first = await Link.open(server, "me", numbers=client.numbers)
+        key = first.welcome.player_key
+        assert key is not None
+        client.link = first
+        loop = asyncio.create_task(client.receive_loop())
+        elsewhere = await Link.open(server, "me", player_key=key)  # the same player, again
+        try:
+            await asyncio.wait_for(loop, 5)
+            assert client.done and client.link is first  # no new link: it did not fight back
+            assert TAKEN_OVER in said
+            assert elsewhere.welcome.player_id == first.welcome.player_id
+        finally:
+            await elsewhere.close()

@@ -441,3 +441,19 @@ def test_a_pause_is_printed_and_stops_the_countdown_until_the_match_resumes() ->
     state = state.apply(Resumed(code="ABCDE"))
     assert not state.paused
     assert plain(turn_line(state.apply(timed, now=20.0), 22.0)).endswith("18s left")
+
+
+def test_back_after_a_restart_says_the_clock_was_paused() -> None:
+    """Issue 34: after a server restart the clock came back silently."""
+    state = run(TableState.from_snapshot(Snapshot(room=room()), 0.0), started(), turn(0, 0))
+    table = state.room.table
+    assert table is not None
+    resumed_turn = turn(0, 0).model_copy(update={"deadline": 114.0, "server_time": 100.0})
+    view = table.model_copy(update={"restarted": True, "turn": resumed_turn})
+    back = TableState.from_snapshot(Snapshot(room=state.room.model_copy(update={"table": view})))
+    text = [plain(line) for line in event_lines(state, back, Snapshot(room=back.room))]
+    assert "back: the server restarted, your clock was paused (14 s left)" in text
+    calm = TableState.from_snapshot(Snapshot(room=state.room.model_copy(update={"table": table})))
+    assert not any(
+        "restarted" in plain(x) for x in event_lines(state, calm, Snapshot(room=calm.room))
+    )

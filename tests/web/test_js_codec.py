@@ -42,6 +42,7 @@ from protocol.messages import (
     GetHistory,
     GetLeaderboard,
     GetProfile,
+    GetPublicProfile,
     GetReplay,
     GetReview,
     Hello,
@@ -63,6 +64,7 @@ from protocol.messages import (
     PlayRequest,
     Pong,
     Profile,
+    PublicProfile,
     Queued,
     QueueLeft,
     QuickMatch,
@@ -125,6 +127,8 @@ CLIENT_MESSAGES: list[BaseModel] = [
     Hello(id=25, name="ann", version=PROTOCOL_VERSION, player_key="p0123456789abcdef.k3y"),
     GetLeaderboard(id=26),
     GetReview(id=27, code="K7Q2XW"),
+    GetPublicProfile(id=28, tag="3f2a9c"),
+    CreateRoom(id=29, deals=9, rated=True),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -375,24 +379,77 @@ SERVER_MESSAGES: list[BaseModel] = [
         matches=[],
         offset=0,
         total=0,
-        rating=RatingView(rating=6.27, mu=24.9, sigma=6.21, matches=4),
+        rating=RatingView(
+            points=1500, provisional=False, tier="gold", rating=6.27, mu=24.9, sigma=6.21, matches=4
+        ),
+        rating_history=[1500, 1562, 1541],
+    ),
+    PublicProfile(
+        tag="3f2a9c",
+        name="王",
+        rating=RatingView(
+            points=1612,
+            provisional=True,
+            tier="platinum",
+            rating=9.1,
+            mu=27.8,
+            sigma=6.2,
+            matches=5,
+        ),
+        rating_history=[1500, 1612],
+        modes=[ModeRecord(mode="quick", played=5, won=3)],
+        landlord_deals=6,
+        landlord_won=4,
+        farmer_deals=9,
+        farmer_won=5,
     ),
     PlayerKeyIssued(player_key="p0123456789abcdef.k3y"),
     RatingChanged(
         code="K7Q2XW",
-        before=RatingView(rating=0.0, mu=25.0, sigma=8.33, matches=0),
-        after=RatingView(rating=2.41, mu=27.87, sigma=8.49, matches=1),
+        before=RatingView(
+            points=1500, provisional=False, tier="gold", rating=0.0, mu=25.0, sigma=8.33, matches=0
+        ),
+        after=RatingView(
+            points=1500,
+            provisional=False,
+            tier="gold",
+            rating=2.41,
+            mu=27.87,
+            sigma=8.49,
+            matches=1,
+        ),
     ),
     Leaderboard(
         top=[
             LadderLine(
-                rank=1, name="王", rating=RatingView(rating=31.5, mu=37.8, sigma=2.1, matches=40)
+                rank=1,
+                name="王",
+                rating=RatingView(
+                    points=1500,
+                    provisional=False,
+                    tier="gold",
+                    rating=31.5,
+                    mu=37.8,
+                    sigma=2.1,
+                    matches=40,
+                ),
+                tag="0a1b2c",
             )
         ],
         ranked=1,
         min_matches=10,
         you=LadderLine(
-            rank=None, name="ann", rating=RatingView(rating=-3.25, mu=20.0, sigma=7.75, matches=3)
+            rank=None,
+            name="ann",
+            rating=RatingView(
+                points=1500,
+                provisional=False,
+                tier="gold",
+                rating=-3.25,
+                mu=20.0,
+                sigma=7.75,
+                matches=3,
+            ),
         ),
     ),
     Leaderboard(top=[], ranked=0, min_matches=10, you=None),

@@ -11,19 +11,19 @@ import time
 
 import redis
 
+from server.players.keys import public_tag
 from server.store.codec import pack
 from server.store.keys import Keys
+from tests.web.browser import shoot
 from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import act, shown, state
 from tests.web.test_page_profile import key_of, keys_in, open_profile, prefix_of
 from tests.web.test_page_screens import shoot_all
 
-#: "Rating 0.0 → 1.3 (+1.3) · skill 25.0 → 24.6": the rating before and after, one decimal,
-#: the signed change, and the skill estimate under it (a rating rises as its uncertainty
-#: falls, a lost match too).
-RATING_CHANGE = re.compile(
-    r"^Rating -?\d+\.\d → -?\d+\.\d \([+−]\d+\.\d\) · skill -?\d+\.\d → -?\d+\.\d$"
-)
+#: "Rating 1500? → 1548? (+48) · Gold": the shown rating before and after (1500 to start,
+#: "?" while provisional), the signed change and the tier, a new tier said so (issue 34:
+#: it was mu - 3 sigma, 0 to start, which a won match did not move).
+RATING_CHANGE = re.compile(r"^Rating 1500\? → \d+\? \([+−]\d+\) · \w+( · .+)?$")
 #: Players put on the ladder before the page asks for it: more than the 100 it shows.
 LADDER = 105
 
@@ -40,6 +40,8 @@ def seed_ladder(redis_url: str, prefix: str, me: str) -> None:
             entry = {"name": f"Ace {i + 1}", "mu": mu, "sigma": sigma, "matches": 10 + i}
             client.zadd(keys.ladder_top, {pid: mu - 3 * sigma})
             client.hset(keys.ladder_players, pid, pack(entry))
+            rating: dict[str, str | float] = {"mu": mu, "sigma": sigma, "matches": 10 + i}
+            client.hset(keys.rating(pid), mapping=rating)
         mu, sigma = 20.0, 1.5
         mine: dict[str, str | float] = {"name": "me", "mu": mu, "sigma": sigma, "matches": 12}
         client.hset(keys.rating(me), mapping=mine)
@@ -59,39 +61,69 @@ def test_the_leaderboard_and_my_place_below_the_top(
     page.click("#ladder-open")
     page.wait_for_selector("#ladder:not([hidden])")
     page.wait_for_selector("#ladder-loading", state="hidden")
-    assert "not points carried over" in page.inner_text("#ladder")
+    intro = page.inner_text("#ladder")
+    assert "start at 1500" in intro and "private rooms created “Rated”" in intro
+    assert "Practice and bots never count" in intro
     assert page.inner_text("#ladder-you") == f"You: #{LADDER + 1} of {LADDER + 1}"
     rows = page.eval_on_selector_all(
         "#ladder-rows tr",
         "els => els.map(e => [e.className, [...e.children].map(c => c.textContent)])",
     )
     assert len(rows) == 100 + 2  # the top, a gap, my own line
-    assert rows[0] == ["", ["1", "Ace 1", "34.0 ± 2.0", "10"]]
+    first = f"p{0:016x}"
+    assert rows[0] == ["", ["1", f"Ace 1#{public_tag(first)}", "2100 Master", "10"]]
     assert rows[99][1][0] == "100"
     assert rows[100][0] == "gap"
     assert rows[101][0] == "me" and rows[101][1][0] == str(LADDER + 1)
-    assert rows[101][1][2] == "15.5 ± 1.5"
+    assert rows[101][1][2] == "1300 Silver"
     assert page.get_attribute("#ladder-rows tr.me", "aria-current") == "true"
+    shoot(page, "ladder-tiers-390x844")
+    # a player's line opens their public card: name, tag, rating, record; Escape goes back
+    page.tap(f'#ladder-rows [data-tag="{public_tag(first)}"]')
+    page.wait_for_selector("#player-card-h:text-is('Ace 1')")
+    assert page.inner_text("#player-card-rating") == (
+        "Rating: 2100 · Master (skill 40.0 ± 2.0) · 10 rated matches"
+    )
+    assert page.is_hidden("#ladder-main")
+    shoot(page, "ladder-player-card-390x844")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#ladder-main:not([hidden])")
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.dataset.tag !== undefined"
+    )
     page.keyboard.press("Escape")
     page.wait_for_selector("#ladder", state="hidden")
-    # my rating in my profile, with its uncertainty and the matches it rests on
+    # my rating in my profile, with its tier, uncertainty and the matches it rests on
     open_profile(page)
     page.wait_for_selector("#profile-rating:has-text('Rating')")
     assert page.inner_text("#profile-rating") == (
-        "Rating: 15.5 (skill 20.0 ± 1.5) · 12 rated matches"
+        "Rating: 1300 · Silver (skill 20.0 ± 1.5) · 12 rated matches"
     )
 
 
 def test_a_rated_quick_match_shows_the_rating_change(
-    web_server: StartServer, open_page: OpenPage
+    web_server: StartServer, open_page: OpenPage, redis_url: str
 ) -> None:
     server = web_server("--quick-match-wait", "1", "--bot-speed", "instant")
     ann, ann_frames = open_page(server.url)
     bo, bo_frames = open_page(server.url, phone=True)
+    # each has one rated match behind them (a new player's rating): a tier to show
+    keys = Keys(prefix_of(server))
+    client = redis.Redis.from_url(redis_url)
+    try:
+        for page in (ann, bo):
+            rated: dict[str, str | float] = {"mu": 25.0, "sigma": 8.0, "matches": 1}
+            client.hset(keys.rating(state(page)["me"]["playerId"]), mapping=rated)
+    finally:
+        client.close()
     ann.click("#quick-start")
     bo.tap("#quick-start")
     for page in (ann, bo):
         page.wait_for_selector("#table:not([hidden])", timeout=20_000)
+        # the opponent's tier by their name (issue 34), never my own
+        page.wait_for_selector(".seat:not(.pos-0) .badge.tier:text-is('Gold')")
+        assert page.query_selector(".pos-0 .badge.tier") is None
+    shoot(bo, "quick-match-tiers-390x844")
     watcher, watcher_frames = open_page(server.url)
     watcher.fill("#code", state(ann)["room"]["code"])
     watcher.click("#watch-btn")
@@ -110,9 +142,9 @@ def test_a_rated_quick_match_shows_the_rating_change(
         assert change["code"] == state(page)["room"]["code"]
         text = page.inner_text("#result-rating")
         assert RATING_CHANGE.match(text), text
-        up = change["after"]["rating"] >= change["before"]["rating"]
+        up = change["after"]["points"] >= change["before"]["points"]
         assert ("(+" in text) == up
-        assert change["after"]["matches"] == 1
+        assert change["after"]["matches"] == 2  # (one before it)
     shoot_all(ann, "result-rating")
     # nobody's key reached another player or the watcher: each page's own came in its own
     # welcome only

@@ -65,10 +65,13 @@ def seat_two_bots_and_start(page: Any) -> None:
     page.wait_for_selector("#table:not([hidden])")
 
 
-@pytest.mark.parametrize("outage", [3.0, 12.0])
+@pytest.mark.parametrize(("how", "outage"), [("stop", 3.0), ("stop", 12.0), ("kill", 3.0)])
 def test_a_restart_during_my_turn_costs_me_none_of_it(
-    web_server: StartServer, open_page: OpenPage, outage: float
+    web_server: StartServer, open_page: OpenPage, how: str, outage: float
 ) -> None:
+    """``kill``: the server is killed (-9) a few seconds into the turn, after the turn's
+    last save: the clock comes back with what it had when the server died (its last sign
+    of life), not the whole turn (issue 34); either way the page says it was paused."""
     server = web_server(
         "--bid-timeout", str(CLOCK), "--play-timeout", str(CLOCK), "--ready-timeout", "30",
         "--bot-speed", "fast",
@@ -79,9 +82,17 @@ def test_a_restart_during_my_turn_costs_me_none_of_it(
     before = state(page)["room"]["table"]["turn"]
     now = my_clock(page)
     assert now is not None and now["left"] > CLOCK - 5
+    if how == "kill":  # some of the turn gone, unsaved: the server then dies
+        wait_until(lambda: (my_clock(page) or {"left": 0})["left"] < CLOCK - 3, page=page)
+        now = my_clock(page)
+        assert now is not None
     had = now["left"]
     seen = len(frames.messages)
-    server.stop()
+    if how == "kill":
+        server.proc.kill()
+        server.proc.wait()
+    else:
+        server.stop()
     stopped = time.monotonic()
     wait_until(lambda: not state(page)["live"], what="the page to see the server gone")
     time.sleep(max(0.0, outage - (time.monotonic() - stopped)))  # the outage: what is tested
@@ -115,5 +126,9 @@ def test_a_restart_during_my_turn_costs_me_none_of_it(
         assert given >= had - TOLERANCE, report
         assert shown >= had - TOLERANCE, report
         assert shown <= CLOCK  # never more than a whole turn
+        if how == "kill":  # what it had, to the server's last sign of life (1 s apart)
+            assert given <= had + 1.0 + TOLERANCE, report
+        # the page says why its clock stood still
+        page.wait_for_selector("#toast:has-text('the server restarted, your clock was paused')")
     finally:
         again.stop()

@@ -149,8 +149,13 @@ def test_a_closed_room_is_worth_keeping_only_for_a_match_a_person_played() -> No
     waiting.leave("alice")
     assert waiting.closed == "everyone_left" and not waiting.worth_keeping
     untouched = practice_room(rng)
-    untouched.leave("alice")
+    goes(untouched, "alice", NOW)
+    untouched.end_idle(NOW + TIMEOUT, TIMEOUT)
     assert not untouched.worth_keeping  # dealt, but nobody moved: nothing to replay
+    given_up = practice_room(rng)
+    given_up.leave("alice")
+    # issue 34: a dealt match its person gave up is in their history (unfinished)
+    assert given_up.closed == "everyone_left" and given_up.worth_keeping
     played = practice_room(rng)
     played.handle("alice", BidRequest(value=1), NOW, rng)
     assert played.played

@@ -83,6 +83,19 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   if (state.notice && state.notice !== before.notice) {
     toast(ui.t(state.notice));
   }
+  backAfterRestart(before, msg);
+}
+
+/** Back at the table after the server restarted (its clock given back, held while we
+ * were away: the snapshot says so): said, with the time my clock has.
+ * @param {State} before @param {Msg} msg */
+function backAfterRestart(before, msg) {
+  const table = msg.type === "snapshot" ? msg.room.table : null;
+  if (!table?.restarted || before.live || before.room === null) return;
+  const turn = table.turn ?? null;
+  if (turn !== null && turn.seat === mySeat(state) && turn.deadline !== null) {
+    toast(ui.t("back_restarted_mine", { s: Math.max(0, Math.round(turn.deadline - turn.server_time)) }));
+  } else toast(ui.t("back_restarted"));
 }
 
 /** My clock ran out (the server acted for me): warn that one more in a row hands my seat

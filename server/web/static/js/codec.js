@@ -53,6 +53,7 @@ export const CLIENT_TYPES = Object.freeze([
   "get_profile",
   "new_player_key",
   "get_leaderboard",
+  "get_public_profile",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -88,6 +89,7 @@ export const SERVER_TYPES = Object.freeze([
   "player_key",
   "rating_changed",
   "leaderboard",
+  "public_profile",
   "paused",
   "resumed",
 ]);

@@ -162,8 +162,17 @@ function wireBar() {
       ui.lang = /** @type {Lang} */ (menu.value);
       for (const other of menus) other.value = ui.lang;
       prefs.lang = ui.lang;
-      savePrefs();
       applyLanguage();
+      if (!prefs.named) {
+        // a name this browser did not choose follows the language (Player 123, 玩家123),
+        // at the table too once the player's next session says it
+        const name = ui.t("default_name", { n: /\d+/.exec(prefs.name)?.[0] ?? "100" });
+        if (name !== prefs.name) {
+          prefs.name = name;
+          if (state.room === null && state.conn === "open") conn.rename();
+        }
+      }
+      savePrefs();
       labelKeys();
     });
   }
@@ -230,10 +239,11 @@ function wireLobby() {
     const form = /** @type {HTMLFormElement} */ (e.currentTarget);
     const deals = radio(form, "deals");
     const pub = /** @type {HTMLInputElement} */ (form.elements.namedItem("public")).checked;
+    const rated = /** @type {HTMLInputElement} */ (form.elements.namedItem("rated")).checked;
     if (![3, 6, 9].includes(deals)) return;
     prefs.create = { deals, public: pub };
     savePrefs();
-    send({ type: "create_room", deals, public: pub });
+    send({ type: "create_room", deals, public: pub, rated });
   });
   const code = () => input("code").value.trim().toUpperCase();
   $("code-form").addEventListener("submit", (e) => {

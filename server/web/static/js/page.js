@@ -54,6 +54,8 @@ export const ui = {
   movedIn: false,
   /** @type {"profile" | "ladder" | null} the lobby's sheet open over it */
   sheet: null,
+  /** @type {string | null} the public tag of the player whose card the ladder shows */
+  playerTag: null,
   /** the profile's page of matches (offset), and whether its code and link are shown */
   profileOffset: 0,
   keyShown: false,

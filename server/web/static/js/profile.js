@@ -8,7 +8,7 @@ import { showDialog, trapFocus } from "./dialogs.js";
 import { $, button, make } from "./dom.js";
 import { langTag } from "./i18n.js";
 import { copy } from "./input.js";
-import { ratingText } from "./ladder.js";
+import { drawTrend, ratingText } from "./ladder.js";
 import { conn, scheduleRender, send, state, toast, ui } from "./page.js";
 import { keyLink, openCodeDialog } from "./player_key.js";
 import { historyItem } from "./screens.js";
@@ -92,6 +92,7 @@ export function renderProfile() {
         ? ""
         : t("not_rated")
       : `${t("rating")}: ${ratingText(you.rating)} · ${t("rated_matches", { n: you.rating.matches })}`;
+  drawTrend($("profile-trend"), data.rating_history ?? []);
   fillStats(data);
   keepingFocus(() => {
     const best = $("profile-best");

@@ -66,7 +66,8 @@ function renderStatus() {
   else if (state.conn === "reconnecting") text = t("reconnecting");
   else if (state.conn === "down") text = t("server_down", { s: state.retryIn ?? 1 });
   else if (state.conn === "outdated") text = t("outdated");
-  else if (state.conn === "refused") text = t("key_refused");
+  // a code just taken (a link, typed) that no player has was mistyped, not replaced
+  else if (state.conn === "refused") text = t(ui.movedIn ? "key_unknown" : "key_refused");
   else if (state.conn === "elsewhere") text = t("playing_elsewhere");
   box.hidden = text === "";
   box.dataset.state = state.conn;
@@ -228,7 +229,11 @@ function renderWaiting() {
   });
   const creator = room.creator_seat !== null && room.creator_seat === room.your_seat;
   const empty = room.seats.some((/** @type {any} */ s) => s.kind === "empty");
-  $("bot-panel").hidden = !creator || !empty;
+  // a rated room is for people only: no bot may sit (the server refuses one)
+  $("bot-panel").hidden = !creator || !empty || !!room.rated;
+  const rated = $("rated-note");
+  rated.hidden = !room.rated;
+  rated.textContent = room.rated ? `★ ${t("rated_room")}` : "";
   const me = room.your_seat;
   const ready = button("wait-ready");
   ready.hidden = me === null;

@@ -40,6 +40,7 @@ export const SEATS = 3;
  *   profile: Msg | null,
  *   ladder: Msg | null,
  *   ratingChange: Msg | null,
+ *   publicProfile: Msg | null,
  * }} State
  */
 
@@ -69,6 +70,7 @@ export function initialState() {
     profile: null,
     ladder: null,
     ratingChange: null,
+    publicProfile: null,
   };
 }
 
@@ -237,7 +239,7 @@ export function reduce(state, msg, now) {
       const me = { playerId: msg.player_id, name: msg.name };
       if (state.me !== null && state.me.playerId !== me.playerId) {
         // another player now (a code, a link, a new start): the last one's record goes
-        state = { ...state, history: null, profile: null, ladder: null, ratingChange: null };
+        state = { ...state, history: null, profile: null, ladder: null, ratingChange: null, publicProfile: null };
       }
       if (msg.room) return { ...state, me, conn: "open" };
       // In no room: a room shown from before the drop has ended meanwhile.
@@ -278,6 +280,8 @@ export function reduce(state, msg, now) {
       return { ...state, ladder: msg };
     case "rating_changed":
       return { ...state, ratingChange: msg };
+    case "public_profile":
+      return { ...state, publicProfile: msg };
     case "replay":
       return { ...state, replay: msg };
     case "rematch_asked": {

@@ -240,7 +240,7 @@ function renderSeat(box, seat, pos, table) {
   const count = table.card_counts[seat];
   const bubble = bubbleFor(seat);
   const key = JSON.stringify([
-    seat, me, view.name, view.kind, view.connected, table.landlord, table.bot_control[seat],
+    seat, me, view.name, view.kind, view.connected, view.tier, table.landlord, table.bot_control[seat],
     count, table.totals[seat], onTurn, slot, bubble && state.said[seat], ui.lang,
   ]);
   if (!changed(`seat-${pos}`, key)) return;
@@ -253,10 +253,15 @@ function renderSeat(box, seat, pos, table) {
   avatar.setAttribute("aria-hidden", "true");
   who.append(avatar, make("span", "name", seat === me ? t("seats_you", { name: nameOf(view.name ?? "") }) : nameOf(view.name ?? "")));
   const badge = (/** @type {string} */ cls, /** @type {string} */ text) => who.append(make("span", `badge ${cls}`, text));
-  if (table.landlord === seat) badge("landlord", t("landlord"));
-  else if (table.landlord !== null) badge("farmer", t("farmer"));
+  // my role goes on my info line (beside my cards left), not under my name: a phone held
+  // sideways has no height for another line there
+  const side = table.landlord === null ? null : table.landlord === seat ? "landlord" : "farmer";
+  const roleBadge = side === null ? null : make("span", `badge ${side}`, t(side));
+  if (roleBadge !== null && seat !== me) who.append(roleBadge);
   if (view.kind === "bot" || table.bot_control[seat]) badge("bot", t("bot"));
   if (view.kind === "person" && !view.connected) badge("offline", t("offline"));
+  // an opponent's tier (段位), as a quick match seated them: whom one plays against
+  if (view.tier && seat !== me) who.append(make("span", `badge tier tier-${view.tier}`, t(`tier_${view.tier}`)));
   const info = make("div", "info");
   const low = count > 0 && count <= 2;
   const pile = make("span", `pile${low ? " low" : ""}`, low ? `⚠ ${count}` : String(count));
@@ -268,6 +273,7 @@ function renderSeat(box, seat, pos, table) {
   clock.setAttribute("role", "timer");
   clock.hidden = !onTurn;
   info.append(pile, total, clock);
+  if (roleBadge !== null && seat === me) info.append(roleBadge);
   const trick = make("div", "trick");
   if (slot && typeof slot === "object" && "bid" in slot) {
     trick.textContent = slot.bid ? t("bid", { n: slot.bid }) : t("no_bid");
