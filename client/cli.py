@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import getpass
 import os
 import sys
@@ -320,6 +319,11 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
     words = cmd.parse_command(" ".join([ns.mode, *ns.words])) if hasattr(ns, "words") else None
     if isinstance(words, cmd.Invalid):
         parser.error(words.message)
+    if ns.name is None and os.environ.get("DDZ_NAME"):
+        try:
+            ns.name = _name(os.environ["DDZ_NAME"])
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"DDZ_NAME: {exc}")
     practice = words if isinstance(words, cmd.Practice) else cmd.Practice()
     create = words if isinstance(words, cmd.Create) else cmd.Create()
     deals = practice.deals if ns.mode == "practice" else create.deals
@@ -356,9 +360,6 @@ def _chosen_name(server: str, given: str | None, keep: bool) -> str:
     the next start when sessions are kept; else the one kept for this server; else the
     login name. The player's profile and the ladder show what the player chose, not the
     account's login name."""
-    if given is None and os.environ.get("DDZ_NAME"):
-        with contextlib.suppress(argparse.ArgumentTypeError):
-            given = _name(os.environ["DDZ_NAME"])
     if given is not None:
         if keep:
             NameFile.of(server).save(given)
