@@ -157,7 +157,7 @@ def _cards(ranks: Iterable[Rank]) -> Cards:
     return tuple(sorted(ranks))
 
 
-def _position(match: Match) -> Position | None:
+def position_of(match: Match) -> Position | None:
     """The position of the deal being played, or None when no deal is in play."""
     deal = match.deal
     if match.phase != "playing" or deal.landlord is None:
@@ -194,7 +194,7 @@ def played_deals(records: Iterable[dict[str, Any]]) -> list[PlayedDeal]:
                 deals[-1].steps.append(Step(before, play, message.timeout))
             elif isinstance(message, DealEnded) and deals:
                 deals[-1].winner = message.winner
-        before = _position(match)
+        before = position_of(match)
     return deals
 
 

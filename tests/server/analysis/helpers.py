@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol.cards import Rank
+from server.analysis import review
 from server.analysis.review import Position, solve
 from server.bots.base import BotPolicy, decide, policy_for
 from server.game.commands import Command, Pass, PlayCards
@@ -48,17 +49,10 @@ def journaled_match(
 
 
 def position_of(match: Match) -> Position:
-    deal = match.deal
-    assert deal.landlord is not None
-    hands = tuple(tuple(sorted(deal.hand_ranks(s))) for s in range(3))
-    last = deal.last_play
-    return Position(
-        hands=(hands[0], hands[1], hands[2]),
-        landlord=deal.landlord,
-        turn=deal.turn,
-        to_beat=deal.table_play,
-        by=None if last is None else last["seat"],
-    )
+    """The position of the deal in play (the review's own reading of it)."""
+    position = review.position_of(match)
+    assert position is not None
+    return position
 
 
 def command_of(seat: int, move: tuple[Rank, ...] | None) -> Command:
