@@ -5,6 +5,7 @@
 // beats the table.
 
 import { cleanName } from "./conn.js";
+import { copy } from "./clipboard.js";
 import { wireChat } from "./chat.js";
 import { showDialog, trapFocus } from "./dialogs.js";
 import { $, button, input } from "./dom.js";
@@ -70,31 +71,6 @@ export function restoreForms() {
   const create = /** @type {HTMLFormElement} */ ($("create-form"));
   setField(create, "deals", prefs.create.deals);
   setField(create, "public", prefs.create.public ? 1 : 0);
-}
-
-/** @param {string} text @param {EventTarget | null} target */
-export function copy(text, target) {
-  const b = /** @type {HTMLButtonElement} */ (target);
-  const done = () => {
-    b.textContent = ui.t("copied");
-    setTimeout(() => {
-      b.textContent = ui.t(b.dataset.i18n ?? "copy");
-    }, 2000);
-  };
-  const fallback = () => {
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    try {
-      document.execCommand("copy");
-      done();
-    } finally {
-      area.remove();
-    }
-  };
-  if (navigator.clipboard?.writeText) navigator.clipboard.writeText(text).then(done, fallback);
-  else fallback();
 }
 
 /** A checkbox kept in the preferences; `then` runs after each change. */

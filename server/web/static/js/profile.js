@@ -7,11 +7,11 @@
 import { showDialog, trapFocus } from "./dialogs.js";
 import { $, button, make } from "./dom.js";
 import { langTag } from "./i18n.js";
-import { copy } from "./input.js";
+import { copy } from "./clipboard.js";
 import { drawTrend, ratingText } from "./ladder.js";
 import { conn, scheduleRender, send, state, toast, ui } from "./page.js";
 import { keyLink, openCodeDialog } from "./player_key.js";
-import { historyItem } from "./screens.js";
+import { historyItem } from "./history_item.js";
 
 /** Matches one profile page lists (protocol PROFILE_PAGE). */
 export const PROFILE_PAGE = 20;

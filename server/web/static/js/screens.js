@@ -6,6 +6,7 @@ import { bubbleLive, fillChat } from "./chat.js";
 import { $, button, input } from "./dom.js";
 import { afterRender } from "./motion.js";
 import { renderLadder, renderRatingChange } from "./ladder.js";
+import { historyItem } from "./history_item.js";
 import { renderOverlays } from "./overlays.js";
 import { dispatch, scheduleRender, state, ui } from "./page.js";
 import { renderKeyParts } from "./player_key.js";
@@ -15,7 +16,7 @@ import { translator } from "./i18n.js";
 import { tickClock } from "./sound.js";
 import { mySeat, secondsLeft } from "./state.js";
 import { renderTable } from "./table.js";
-import { nameOf, signed, when } from "./text.js";
+import { nameOf } from "./text.js";
 
 export function applyLanguage() {
   ui.t = translator(ui.lang);
@@ -174,35 +175,6 @@ function renderHistory() {
     list.append(li);
   }
   for (const e of entries) list.append(historyItem(e));
-}
-
-/** One match of mine as a list item: date, mode, deals, totals, result, and Replay.
- * @param {any} e a HistoryEntry */
-export function historyItem(e) {
-  const t = ui.t;
-  const li = document.createElement("li");
-  li.dataset.code = e.code;
-  const info = document.createElement("span");
-  const date = document.createElement("strong");
-  date.textContent = when(e.ended_at);
-  const result = document.createElement("span");
-  result.className = `result ${e.result}`;
-  result.textContent = t(`result_${e.result}`);
-  const totals = e.totals
-    .map((/** @type {number} */ v, /** @type {number} */ i) => {
-      const who = e.seats[i] ? nameOf(e.seats[i]) : `${i + 1}`;
-      return `${i === e.your_seat ? t("seats_you", { name: who }) : who} ${signed(v)}`;
-    })
-    .join(", ");
-  const line = ` · ${t(`mode_${e.mode}`)} · ${t("deals_played", { n: e.deals, total: e.deals_total })} · `;
-  info.append(date, line, result, ` · ${totals}`);
-  const b = document.createElement("button");
-  b.type = "button";
-  b.textContent = t("replay");
-  b.dataset.replay = e.code;
-  b.setAttribute("aria-label", t("replay_of", { date: when(e.ended_at) }));
-  li.append(info, b);
-  return li;
 }
 
 function renderWaiting() {
