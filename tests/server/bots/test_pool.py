@@ -121,15 +121,21 @@ async def test_a_strong_decision_does_not_block_the_event_loop(warm_pool: list[i
 
     task = asyncio.create_task(ticker())
     factory = functools.partial(StrongBot, budget=0.6, seed=1)
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     request = await bots.choose("strong", lead_view(), factory=factory, budget=0.6)
-    elapsed = time.monotonic() - start
+    elapsed, used = time.monotonic() - start, time.process_time() - cpu
     task.cancel()
     assert isinstance(request, PlayRequest)
     assert elapsed > 0.3  # it did search
+    # The search ran in another process: this one spent next to no CPU on it (a search in
+    # this process spends most of its half second here, and that does not depend on how
+    # busy the machine is), and the loop ticked all through it (a loop blocked by the
+    # search would show one gap of nearly the whole decision; on a loaded machine a tick
+    # may come a few hundred ms late, which is no block)
+    assert used < 0.15, used
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert len(ticks) >= 20
-    assert max(gaps) < 0.25  # a loop blocked by the search would miss 0.3 s and more
+    assert len(ticks) >= 5
+    assert max(gaps) < 0.7 * elapsed, (max(gaps), elapsed)
 
 
 async def test_a_queued_decision_has_only_what_is_left_of_its_budget(
