@@ -14,9 +14,13 @@ What makes them fast, and what keeps them exact:
   so each three-seat position first asks the two-hand search (its table shared by every
   position with the same two hands) whether the farmer who can act alone wins: when one
   does, the position is decided without a move of its own.
+- The landlord to lead wins at once when its hand is a chain of plays neither farmer can
+  beat (each gives it the lead back, the farmers' hands unchanged) ending in one play that
+  empties it (``control``, its own table by the three hands).
 - A farmer facing the partner's play tries letting it stand first.
 - Then the moves in the order of how few plays the hand will still need (``groups``: its
-  ranks, less a triple's kicker, the rocket, a run of lone cards), the pass last. After a
+  ranks, less a triple's kicker, the rocket, a run of lone cards; ``lean`` keeps them in
+  that order, so no position sorts them again), the pass last. After a
   move the other side cannot answer at all (for the landlord: neither farmer can) the side
   to move leads again, and the search goes there directly: the forced passes are no
   positions of their own.
