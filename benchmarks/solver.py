@@ -50,6 +50,26 @@ ratios come from the same run). ``--seed 1 --two 40 --three 20 --sizes 24,27,30,
   full answer proves every winning move, not one). The issue's goals (p95 <= 1 s at 30
   cards, <= 30 s at 40) are not met yet: the slow positions are landlord wins, where every
   farmer move needs its refutation.
+
+Figures after the landlord's control chain and the move order kept by ``lean`` (branch
+solver, 2026-12-05, load 6-11 on 2 cores, so CPU seconds by ``time.process_time``, the
+commit before beside it in the same minutes; value only, landlord to lead, ``--seed 1``, 20
+positions a size):
+
+  | cards | before median / p95 = max | after median / p95 = max | positions, summed |
+  |---|---|---|---|
+  | 24 | 0.009 s / 0.59 s | 0.009 s / 0.48 s | - |
+  | 27 | 0.015 s / 3.9 s | 0.017 s / 3.6 s | - |
+  | 30 | 0.114 s / 6.0 s | 0.073 s / 5.9 s | 2.92M -> 2.73M |
+
+  About 5-10% fewer positions and seconds: the goals are still not met. The slow positions
+  are farmers' wins whose tree is mostly landlord wins near the end (the landlord with 1-4
+  cards, a farmer with 1-2); there every farmer move must be refuted. What did not help:
+  the two-hand "a farmer alone" check is worth little (dropping it: 31% more positions on
+  the 11 slowest, 11% more seconds), the first move tried already wins at almost every won
+  position (no ordering heuristic has much to gain), and ranks
+  made canonical (empty ranks of 3..A merged into one gap, the play to beat kept) would
+  merge only 8% of one slow position's table entries.
 """
 
 from __future__ import annotations

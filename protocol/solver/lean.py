@@ -31,6 +31,7 @@ from __future__ import annotations
 from protocol.plays import KIND_ORDER, Kind
 from protocol.solver.moves import (
     CACHE_LIMIT,
+    DELTA,
     ID,
     KICKERS,
     MAINS,
@@ -38,6 +39,7 @@ from protocol.solver.moves import (
     TYPE,
     Move,
     answers,
+    groups,
     leads,
     unpack,
 )
@@ -136,7 +138,7 @@ def _lowest_kickers(m: Move, singles: frozenset[int], pairs: frozenset[int], par
 def _filter(hand: int, moves: list[Move], others: int, partner: int) -> list[Move]:
     singles, pairs, _ = lone(hand)
     if not singles and not pairs:
-        return moves
+        return list(moves)
     # The lowest lone single (and pair) of each stretch between the others' ranks.
     lowest: dict[tuple[int, int], int] = {}
     for m in moves:
@@ -161,8 +163,10 @@ def _filter(hand: int, moves: list[Move], others: int, partner: int) -> list[Mov
 
 def lean(hand: int, last: Move | None, others: int, partner: int) -> list[Move]:
     """The moves of ``hand`` (leads, or answers to ``last``) less those another of them
-    dominates. ``others``: ``present`` of the other hands together; ``partner``: of the
-    partner's hand (0 for a seat without one)."""
+    dominates, in the order the search tries them: a move that empties the hand first, then
+    by how few plays the hand will still need (``groups``), the longest first among equals.
+    ``others``: ``present`` of the other hands together; ``partner``: of the partner's hand
+    (0 for a seat without one)."""
     span = lone(hand)[2]
     key = (hand, 0 if last is None else last[ID], others & span, partner & span)
     found = _LEAN.get(key)
@@ -170,5 +174,7 @@ def lean(hand: int, last: Move | None, others: int, partner: int) -> list[Move]:
         moves = leads(hand) if last is None else answers(hand, last)
         if len(_LEAN) > CACHE_LIMIT:
             _LEAN.clear()
-        found = _LEAN[key] = _filter(hand, moves, others & span, partner & span)
+        kept = _filter(hand, moves, others & span, partner & span)
+        kept.sort(key=lambda m: -1 if m[DELTA] == hand else groups(hand - m[DELTA]))
+        found = _LEAN[key] = kept
     return found

@@ -14,9 +14,13 @@ What makes them fast, and what keeps them exact:
   so each three-seat position first asks the two-hand search (its table shared by every
   position with the same two hands) whether the farmer who can act alone wins: when one
   does, the position is decided without a move of its own.
+- The landlord to lead wins at once when its hand is a chain of plays neither farmer can
+  beat (each gives it the lead back, the farmers' hands unchanged) ending in one play that
+  empties it (``control``, its own table by the three hands).
 - A farmer facing the partner's play tries letting it stand first.
 - Then the moves in the order of how few plays the hand will still need (``groups``: its
-  ranks, less a triple's kicker, the rocket, a run of lone cards), the pass last. After a
+  ranks, less a triple's kicker, the rocket, a run of lone cards; ``lean`` keeps them in
+  that order, so no position sorts them again), the pass last. After a
   move the other side cannot answer at all (for the landlord: neither farmer can) the side
   to move leads again, and the search goes there directly: the forced passes are no
   positions of their own.
@@ -31,7 +35,7 @@ import time
 from collections.abc import Callable
 
 from protocol.solver.lean import lean, present
-from protocol.solver.moves import DELTA, ID, Move, beaten, groups, tops
+from protocol.solver.moves import DELTA, ID, Move, beaten, leads, tops
 
 #: How often (in positions) the clock is read when a time limit is set.
 _CLOCK_EVERY = 1024
@@ -101,12 +105,11 @@ class TwoHands:
             if budget.nodes == budget.next_check:
                 budget.check()
             moves = lean(a, last, present(b), 0)
-            for m in moves:
-                if m[DELTA] == a:
-                    table[key] = True
-                    return True
+            if moves and moves[0][DELTA] == a:
+                table[key] = True
+                return True
             top = tops(b)
-            for m in sorted(moves, key=lambda m: groups(a - m[DELTA])):
+            for m in moves:
                 if beaten(m, top):
                     if not win(b, a - m[DELTA], m):
                         table[key] = True
@@ -143,6 +146,34 @@ class ThreeSeats:
         table: dict[tuple[int, int, int, int, int, int], bool] = {}
         budget = self.budget
         alone = TwoHands(budget=budget).wins
+        held: dict[tuple[int, int, int], bool] = {}
+
+        def control(h0: int, h1: int, h2: int) -> bool:
+            # Whether the landlord, to lead, goes out on plays neither farmer can beat but
+            # the last: each gives it the lead back, the farmers' hands unchanged.
+            key = (h0, h1, h2)
+            known = held.get(key)
+            if known is not None:
+                return known
+            plays = leads(h0)
+            found = False
+            for m in plays:
+                if m[DELTA] == h0:
+                    found = True
+                    break
+            if not found:
+                top1 = tops(h1)
+                top2 = tops(h2)
+                for m in plays:
+                    if (
+                        not beaten(m, top1)
+                        and not beaten(m, top2)
+                        and control(h0 - m[DELTA], h1, h2)
+                    ):
+                        found = True
+                        break
+            held[key] = found
+            return found
 
         def lw(h0: int, h1: int, h2: int, turn: int, last: Move | None, by: int) -> bool:
             if by == turn:
@@ -171,10 +202,9 @@ class ThreeSeats:
                 nxt = 0
                 p1 = present(h1)
                 moves = lean(hand, last, present(h0) | p1, p1)
-            for m in moves:
-                if m[DELTA] == hand:
-                    table[key] = want
-                    return want
+            if moves and moves[0][DELTA] == hand:
+                table[key] = want
+                return want
             # The farmers win if one of them wins alone, the other passing to the end: the
             # two-hand game of that farmer and the landlord (far smaller, and its table is
             # shared by every position with the same two hands).
@@ -197,6 +227,9 @@ class ThreeSeats:
             if alone_wins:
                 table[key] = False
                 return False
+            if turn == 0 and last is None and control(h0, h1, h2):
+                table[key] = True
+                return True
             passed = False
             if last is not None and turn != 0 and by != 0:
                 # A farmer facing the partner's play: let it stand first.
@@ -207,7 +240,7 @@ class ThreeSeats:
             if turn == 0:
                 top1 = tops(h1)
                 top2 = tops(h2)
-            for m in sorted(moves, key=lambda m: groups(hand - m[DELTA])):
+            for m in moves:
                 d = m[DELTA]
                 if turn == 0:
                     if beaten(m, top1) or beaten(m, top2):
