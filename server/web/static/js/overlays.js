@@ -37,6 +37,9 @@ export function renderOverlays() {
   again.hidden = me === null;
   again.disabled = !state.live || state.closed !== "match_over";
   button("result-replay").disabled = !state.live || state.closed === null;
+  // a review judges deals played to their end: none when the match ended before its first
+  button("result-review").hidden = !(table?.deal_scores?.length);
+  button("result-review").disabled = button("result-replay").disabled;
   showDialog($("result"), over, again.hidden || again.disabled ? button("to-lobby") : again);
   renderReplay();
   renderRematch();
