@@ -19,10 +19,10 @@ from server.game.commands import Pass, PlayCards
 from server.lobby.codes import new_code
 from server.rooms.change import BotActor
 from server.rooms.room import Room
-from server.store.redis_store import RedisStore
 from server.rooms.stored import room_to_data
 from server.store.base import RoomWrite
 from server.store.codec import pack
+from server.store.redis_store import RedisStore
 from tests.server.analysis.helpers import Thrower
 
 

@@ -9,6 +9,7 @@ win. Screenshots in $DDZ_SCREENSHOTS."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from protocol.cards import format_cards, parse_cards
@@ -17,6 +18,7 @@ from tests.web.browser import DESKTOP, PHONE, Frames, shoot, wait_until
 from tests.web.conftest import OPEN, OpenPage, StartServer
 from tests.web.driver import state
 from tests.web.review_helpers import keep_finished, thrown_match
+from tests.web.test_page_practice_after import play_out, start_practice
 
 #: Seeds whose deal the script throws with a few moves that would have kept the win.
 SEEDS = (5, 1)
@@ -25,7 +27,9 @@ SEEDS = (5, 1)
 def open_replay(page: Any, code: str) -> None:
     page.click(f'#history li[data-code="{code}"] button[data-replay]')
     page.wait_for_selector("#replay:not([hidden])")
-    wait_until(lambda: (state(page)["replay"] or {}).get("code") == code, what="the replay", page=page)
+    wait_until(
+        lambda: (state(page)["replay"] or {}).get("code") == code, what="the replay", page=page
+    )
 
 
 def review_of(frames: Frames, code: str) -> dict[str, Any] | None:
@@ -50,7 +54,7 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
         page.reload()
         page.wait_for_function(OPEN)
         page.wait_for_selector("#history li")
-        return page.locator("#history li[data-code]").count() == 2
+        return bool(page.locator("#history li[data-code]").count() == 2)
 
     wait_until(listed, what="both matches in the history", page=page)
 
@@ -74,7 +78,12 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
     assert page.inner_text("#review-ask") == "Ask for the review again"
 
     # once the first is made, this one can be: asked again, it comes
-    wait_until(lambda: review_of(frames, codes[0]) is not None, timeout=60, what="the first review", page=page)
+    wait_until(
+        lambda: review_of(frames, codes[0]) is not None,
+        timeout=60,
+        what="the first review",
+        page=page,
+    )
     page.click("#review-ask")
     page.wait_for_selector("#review-deal:not([hidden])", timeout=60_000)
     review = review_of(frames, codes[1])
@@ -105,16 +114,25 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
     chips = page.locator("#review-plays button.chip")
     assert chips.count() == len(decisions)
     assert page.locator("#review-plays button.chip.turning").count() == len(turning)
-    assert "turning" in (page.get_attribute(f'#review-plays button[data-i="{thrown_at}"]', "class") or "")
+    assert "turning" in (
+        page.get_attribute(f'#review-plays button[data-i="{thrown_at}"]', "class") or ""
+    )
 
     # stepping to where the deal was lost: the hands of that moment, and the better moves
     page.click("#review-lost button.lost-go")
     lost = deal["lost_at"]
-    wait_until(lambda: page.locator("#review-note.turning").count() == 1, what="the turning note", page=page)
+    wait_until(
+        lambda: page.locator("#review-note.turning").count() == 1,
+        what="the turning note",
+        page=page,
+    )
     assert page.inner_text("#replay-step").startswith(f"Step {steps[lost]}/")
     assert "Here the deal was lost" in page.inner_text("#review-note")
     mover = decisions[lost]["seat"]
-    assert page.get_attribute(f'#replay-seats .replay-seat[data-seat="{mover}"]', "class") == "replay-seat turning"
+    assert (
+        page.get_attribute(f'#replay-seats .replay-seat[data-seat="{mover}"]', "class")
+        == "replay-seat turning"
+    )
     better = page.locator("#review-better .better-move")
     assert better.count() == len(decisions[lost]["better"])
     for i, move in enumerate(decisions[lost]["better"]):
@@ -150,3 +168,31 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
     page.wait_for_selector("#replay", state="hidden")
     assert page.locator("#review-better *, #review-plays *, #review-chart *").count() == 0
     assert state(page)["review"] is None
+
+
+def test_the_end_sheet_opens_the_replay_with_its_review(
+    web_server: StartServer, open_page: OpenPage
+) -> None:
+    server = web_server("--review-seconds", "1")
+    page, frames = open_page(server.url, phone=True)
+    start_practice(page)
+    play_out(page, frames, random.Random(3), {})
+    page.wait_for_selector("#result-review:enabled")
+    shoot(page, "review-end-sheet-phone")
+    code = state(page)["room"]["code"]
+    page.click("#result-review")
+    page.wait_for_selector("#replay:not([hidden])")
+    assert state(page)["replay"]["code"] == code
+    wait_until(
+        lambda: review_of(frames, code) is not None, timeout=60, what="the review", page=page
+    )
+    review = review_of(frames, code)
+    assert review is not None
+    replay = state(page)["replay"]
+    for _ in range(len(replay["deals"]) - 1):  # past the void deals (if any) to the one played
+        page.keyboard.press("ArrowDown")
+    page.wait_for_selector("#review-deal:not([hidden])")
+    (deal,) = review["deals"]
+    assert page.locator("#review-plays button.chip").count() == len(deal["decisions"])
+    assert page.inner_text("#review-summary").startswith("Solved exactly:")
+    assert [m["type"] for m in frames.messages].count("review") == 1

@@ -25,6 +25,8 @@ const REFUSALS = ["busy", "limit_reached", "no_room", "unavailable", "rate_limit
 let waiting = null;
 /** @type {{code: string, text: string} | null} why the last ask brought no review */
 let failure = null;
+/** the turning point whose mover's hand was last scrolled into sight */
+let shownMoment = "";
 
 /** Ask the server for match `code`'s review (once: not while one is coming or here). */
 export function askReview(/** @type {string} */ code) {
@@ -298,7 +300,16 @@ function describe(deal, at, frame, name, turns) {
     return;
   }
   note.classList.add("turning");
-  document.querySelector(`#replay-seats .replay-seat[data-seat="${d.seat}"]`)?.classList.add("turning");
+  const row = document.querySelector(`#replay-seats .replay-seat[data-seat="${d.seat}"]`);
+  row?.classList.add("turning");
+  const moment = `${$("review-deal").dataset.key}@${at}`;
+  if (row && shownMoment !== moment) {
+    // the mover's hand in sight (on a phone the seats scroll): once, as the moment comes
+    shownMoment = moment;
+    const seats = $("replay-seats").getBoundingClientRect();
+    const r = row.getBoundingClientRect();
+    if (r.top < seats.top || r.bottom > seats.bottom) $("replay-seats").scrollTop += r.top - seats.top - 4;
+  }
   const head = at === deal.lost_at ? t("review_lost_here") : t("review_turning");
   parts.unshift(`✗ ${head}:`);
   parts.push(t("review_played", { play: d.play ?? t("pass") }));
