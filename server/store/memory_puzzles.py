@@ -12,7 +12,13 @@ from typing import Any
 from server.players.rating import NEW, Rating, points
 from server.store.errors import StoreUnavailable
 from server.store.memory import MemoryRedis, MemoryStore
-from server.store.puzzles import TURNING_KEEP, PuzzleEntry, PuzzlePlayer, StoredPuzzle
+from server.store.puzzles import (
+    TURNING_KEEP,
+    Attempt,
+    PuzzleEntry,
+    PuzzlePlayer,
+    StoredPuzzle,
+)
 
 
 @dataclass
@@ -25,7 +31,7 @@ class _Puzzles:
     daily: dict[str, str] = field(default_factory=dict)
     players: dict[str, PuzzlePlayer] = field(default_factory=dict)
     tried: dict[str, dict[str, float]] = field(default_factory=dict)
-    attempts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attempts: dict[str, Attempt] = field(default_factory=dict)
     own: dict[str, set[str]] = field(default_factory=dict)
     turning: dict[str, dict[str, float]] = field(default_factory=dict)
 
@@ -99,31 +105,41 @@ class MemoryPuzzles:
         held = self.data.tried.get(player, {})
         return [pid in held for pid in ids]
 
-    async def start_attempt(
-        self, player: str, pid: str, attempt: dict[str, Any], now: float
-    ) -> bool:
+    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
         self._up()
         held = self.data.tried.setdefault(player, {})
         first = pid not in held
         held.setdefault(pid, now)
-        self.data.attempts[player] = dict(attempt)
+        self.data.attempts[player] = Attempt(pid, 0, [], first)
         return first
 
-    async def attempt(self, player: str) -> dict[str, Any] | None:
+    async def attempt(self, player: str) -> Attempt | None:
         self._up()
+        return self.data.attempts.get(player)
+
+    def _at(self, player: str, pid: str, step: int) -> Attempt | None:
         found = self.data.attempts.get(player)
-        return None if found is None else dict(found)
+        return found if found is not None and (found.puzzle, found.step) == (pid, step) else None
 
-    async def save_attempt(self, player: str, attempt: dict[str, Any]) -> None:
+    async def advance_attempt(self, player: str, pid: str, step: int, moves: list[Any]) -> bool:
         self._up()
-        self.data.attempts[player] = dict(attempt)
+        found = self._at(player, pid, step)
+        if found is None:
+            return False
+        self.data.attempts[player] = Attempt(pid, step + 1, list(moves), found.rated)
+        return True
 
-    async def end_attempt(self, player: str, rated: Rating | None, solved: bool) -> None:
+    async def end_attempt(
+        self, player: str, pid: str, step: int, rated: Rating | None, solved: bool
+    ) -> bool:
         self._up()
-        self.data.attempts.pop(player, None)
+        if self._at(player, pid, step) is None:
+            return False
+        del self.data.attempts[player]
         if rated is not None:
             was = self.data.players.get(player, PuzzlePlayer(NEW, 0, 0))
             self.data.players[player] = PuzzlePlayer(rated, was.tried + 1, was.solved + solved)
+        return True
 
     async def note_own(self, player: str, ids: Sequence[str]) -> None:
         self._up()

@@ -6,8 +6,8 @@ The puzzles' keys share the hash tag ``{puzzles}`` (``Keys.puzzles``), so one sc
 a puzzle with its rating and its place by rating, only if its id is new: the same cards
 found in two deals (or by two processes) are one puzzle, rated once. A puzzle holds cards
 only (``PuzzleEntry``): no name, no match code, no seat of its match. A player's keys share
-``{player:PID}`` with their other keys; the lobby's per-player lock runs one puzzle request
-of a player at a time, so their attempt is read and written without a script. A rating
+``{player:PID}`` with their other keys: an attempt moves on or ends by a script, only from
+the step it was read at, so two moves of one player at once (two tabs) apply one. A rating
 change of a puzzle is applied as a difference (many players rate one puzzle at once).
 """
 
@@ -59,6 +59,52 @@ local shown = tonumber(ARGV[6]) + tonumber(ARGV[7]) * (mu - tonumber(ARGV[8]))
 redis.call('ZADD', KEYS[2], string.format('%.0f', shown), ARGV[1])
 return now
 """
+
+#: KEYS: tried, attempt. ARGV: id, now, attempt TTL, empty moves. Starts the player's attempt
+#: at the puzzle (replacing any in progress), rated when it is their first; returns 1 then.
+_START = """
+local first = redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'id', ARGV[1], 'step', 0, 'moves', ARGV[4], 'rated', first)
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return first
+"""
+
+#: KEYS: attempt. ARGV: id, step, moves, attempt TTL. Moves the attempt on from ``step`` to
+#: the next with ``moves``, only if it is at ``step`` of puzzle ``id``; 1 when it did.
+_ADVANCE = """
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'step') ~= ARGV[2]
+then return 0 end
+redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'moves', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+
+#: KEYS: attempt, puzzle rating. ARGV: id, step, rated (1/0), mu, sigma, solved (1/0).
+#: Ends the attempt only if it is at ``step`` of puzzle ``id``; a rated one leaves the
+#: player's rating and counts. 1 when it ended it.
+_END = """
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'step') ~= ARGV[2]
+then return 0 end
+redis.call('DEL', KEYS[1])
+if ARGV[3] == '1' then
+    redis.call('HSET', KEYS[2], 'mu', ARGV[4], 'sigma', ARGV[5])
+    redis.call('HINCRBY', KEYS[2], 'tried', 1)
+    redis.call('HINCRBY', KEYS[2], 'solved', tonumber(ARGV[6]))
+end
+return 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A player's attempt in progress: the puzzle, how many moves of theirs it has made,
+    every move so far (``[seat, ranks or None]``), and whether it is rated (their first)."""
+
+    puzzle: str
+    step: int
+    moves: list[Any]
+    rated: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +169,9 @@ class RedisPuzzles:
         self.redis = store.redis
         self._add = self.redis.register_script(_ADD)
         self._rate = self.redis.register_script(_RATE)
+        self._start = self.redis.register_script(_START)
+        self._advance = self.redis.register_script(_ADVANCE)
+        self._end = self.redis.register_script(_END)
 
     async def _call(self, call: Awaitable[T]) -> T:
         try:
@@ -208,36 +257,46 @@ class RedisPuzzles:
         )
         return [score is not None for score in found]
 
-    async def start_attempt(
-        self, player: str, pid: str, attempt: dict[str, Any], now: float
+    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
+        """Start the player's attempt at puzzle ``pid`` (it replaces one in progress) and
+        mark it tried; whether it is their first at it (the one rated)."""
+        keys = [
+            self.keys.player(player, "puzzles_tried"),
+            self.keys.player(player, "puzzle_attempt"),
+        ]
+        args: list[str | float | bytes] = [pid, now, ATTEMPT_TTL, pack([])]
+        return bool(await self._call(self._start(keys=keys, args=args)))
+
+    async def attempt(self, player: str) -> Attempt | None:
+        found: Any = await self._call(
+            self.redis.hmget(
+                self.keys.player(player, "puzzle_attempt"), ["id", "step", "moves", "rated"]
+            )
+        )
+        pid, step, moves, rated = found
+        if pid is None or step is None or moves is None:
+            return None
+        return Attempt(_text(pid), int(step), list(unpack(moves)), _text(rated) == "1")
+
+    async def advance_attempt(self, player: str, pid: str, step: int, moves: list[Any]) -> bool:
+        """Move the attempt on from ``step`` with ``moves`` (all of them so far), only if it
+        is still at ``step`` of ``pid`` (a move of the player's elsewhere meanwhile: not)."""
+        keys = [self.keys.player(player, "puzzle_attempt")]
+        args: list[str | int | bytes] = [pid, step, pack(moves), ATTEMPT_TTL]
+        return bool(await self._call(self._advance(keys=keys, args=args)))
+
+    async def end_attempt(
+        self, player: str, pid: str, step: int, rated: Rating | None, solved: bool
     ) -> bool:
-        """Keep the player's new attempt (it replaces one in progress) and mark the puzzle
-        tried; whether it is their first at that puzzle."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self.keys.player(player, "puzzles_tried"), {pid: now}, nx=True)
-            pipe.set(self.keys.player(player, "puzzle_attempt"), pack(attempt), ex=ATTEMPT_TTL)
-            added, _ = await self._call(pipe.execute())
-        return bool(added)
-
-    async def attempt(self, player: str) -> dict[str, Any] | None:
-        blob: Any = await self._call(self.redis.get(self.keys.player(player, "puzzle_attempt")))
-        return None if blob is None else dict(unpack(blob))
-
-    async def save_attempt(self, player: str, attempt: dict[str, Any]) -> None:
-        key = self.keys.player(player, "puzzle_attempt")
-        await self._call(self.redis.set(key, pack(attempt), ex=ATTEMPT_TTL))
-
-    async def end_attempt(self, player: str, rated: Rating | None, solved: bool) -> None:
-        """The attempt is over: dropped; a first attempt counts (tried, solved) and leaves
-        the player's rating ``rated``."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.delete(self.keys.player(player, "puzzle_attempt"))
-            if rated is not None:
-                key = self.keys.player(player, "puzzle_rating")
-                pipe.hset(key, mapping={"mu": repr(rated.mu), "sigma": repr(rated.sigma)})
-                pipe.hincrby(key, "tried", 1)
-                pipe.hincrby(key, "solved", int(solved))
-            await self._call(pipe.execute())
+        """End the attempt at ``step`` of ``pid`` (only then: whether it did); a first
+        attempt counts (tried, solved) and leaves the player's rating ``rated``."""
+        keys = [
+            self.keys.player(player, "puzzle_attempt"),
+            self.keys.player(player, "puzzle_rating"),
+        ]
+        mu, sigma = ("0", "0") if rated is None else (repr(rated.mu), repr(rated.sigma))
+        args: list[str | int] = [pid, step, int(rated is not None), mu, sigma, int(solved)]
+        return bool(await self._call(self._end(keys=keys, args=args)))
 
     async def note_own(self, player: str, ids: Sequence[str]) -> None:
         """Mark puzzles as cut from the player's own lost deals."""

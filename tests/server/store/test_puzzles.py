@@ -13,7 +13,7 @@ from server.lobby.stores import PuzzleStore
 from server.players.rating import NEW, Rating
 from server.store.memory import MemoryRedis, MemoryStore
 from server.store.memory_puzzles import MemoryPuzzles
-from server.store.puzzles import PuzzleEntry, RedisPuzzles
+from server.store.puzzles import Attempt, PuzzleEntry, RedisPuzzles
 from server.store.redis_store import RedisStore
 
 ENTRY = PuzzleEntry("5 9 10 Q|33 6 7 10 K|5 6|0|lead", "landlord", "9", 4, 100.0)
@@ -55,17 +55,23 @@ async def script(puzzles: PuzzleStore) -> list[Any]:
     # a player
     out.append(await puzzles.puzzle_player("p1"))
     out.append(await puzzles.tried("p1", ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]))
-    attempt = {"id": "aaaaaaaaaaaa", "moves": [], "step": 0}
-    out.append(await puzzles.start_attempt("p1", "aaaaaaaaaaaa", attempt, 10.0))
+    out.append(await puzzles.start_attempt("p1", "aaaaaaaaaaaa", 10.0))
     out.append(await puzzles.attempt("p1"))
-    await puzzles.save_attempt("p1", {**attempt, "step": 1})
+    moves = [[0, [9]], [1, None]]
+    out.append(await puzzles.advance_attempt("p1", "aaaaaaaaaaaa", 0, moves))
+    out.append(await puzzles.advance_attempt("p1", "aaaaaaaaaaaa", 0, []))  # stale: no
+    out.append(await puzzles.advance_attempt("p1", "bbbbbbbbbbbb", 1, []))  # another: no
     out.append(await puzzles.attempt("p1"))
-    out.append(await puzzles.start_attempt("p1", "aaaaaaaaaaaa", attempt, 11.0))  # again
+    out.append(await puzzles.end_attempt("p1", "aaaaaaaaaaaa", 0, Rating(1.0, 1.0), True))
+    out.append(await puzzles.end_attempt("p1", "aaaaaaaaaaaa", 1, Rating(27.0, 8.0), True))
+    out.append(await puzzles.attempt("p1"))
+    out.append(await puzzles.end_attempt("p1", "aaaaaaaaaaaa", 1, Rating(1.0, 1.0), True))
+    out.append(await puzzles.start_attempt("p1", "aaaaaaaaaaaa", 11.0))  # again: not first
+    out.append(await puzzles.attempt("p1"))
     out.append(await puzzles.tried("p1", ["aaaaaaaaaaaa", "bbbbbbbbbbbb"]))
-    await puzzles.end_attempt("p1", Rating(27.0, 8.0), True)
-    out.append(await puzzles.attempt("p1"))
-    await puzzles.end_attempt("p1", None, False)  # a retry's end: no count
-    await puzzles.end_attempt("p1", Rating(26.0, 7.9), False)
+    out.append(await puzzles.end_attempt("p1", "aaaaaaaaaaaa", 0, None, False))  # a retry
+    out.append(await puzzles.start_attempt("p1", "bbbbbbbbbbbb", 12.0))
+    out.append(await puzzles.end_attempt("p1", "bbbbbbbbbbbb", 0, Rating(26.0, 7.9), False))
     out.append(await puzzles.puzzle_player("p1"))
     await puzzles.note_own("p1", ["bbbbbbbbbbbb"])
     await puzzles.note_own("p1", [])
@@ -94,14 +100,18 @@ async def test_the_twin_answers_as_redis_does(redis_store: RedisStore) -> None:
     assert on_redis[11:14] == ["bbbbbbbbbbbb", "bbbbbbbbbbbb", "cccccccccccc"]
     assert on_redis[14] == (NEW, 0, 0)
     assert on_redis[15] == [False, False]
-    assert on_redis[16] is True and on_redis[19] is False  # the first attempt only
-    assert on_redis[17] == {"id": "aaaaaaaaaaaa", "moves": [], "step": 0}
-    assert on_redis[18]["step"] == 1
-    assert on_redis[20] == [True, False]
-    assert on_redis[21] is None
-    assert on_redis[22] == (Rating(26.0, 7.9), 2, 1)
-    assert on_redis[23] == (True, False)
-    assert on_redis[24:] == [1, 3, 0]
+    assert on_redis[16] is True  # the first attempt: rated
+    assert on_redis[17] == Attempt("aaaaaaaaaaaa", 0, [], True)
+    assert on_redis[18:21] == [True, False, False]  # moved on once, from its step only
+    assert on_redis[21] == Attempt("aaaaaaaaaaaa", 1, [[0, [9]], [1, None]], True)
+    assert on_redis[22:25] == [False, True, None]  # ended from its step, once
+    assert on_redis[25] is False
+    assert on_redis[26:28] == [False, Attempt("aaaaaaaaaaaa", 0, [], False)]
+    assert on_redis[28] == [True, False]
+    assert on_redis[29:32] == [True, True, True]
+    assert on_redis[32] == (Rating(26.0, 7.9), 2, 1)
+    assert on_redis[33] == (True, False)
+    assert on_redis[34:] == [1, 3, 0]
 
 
 async def test_the_puzzles_keys_live_on_their_slots_of_a_cluster(
