@@ -96,3 +96,41 @@ def keep_finished(redis_url: str, prefix: str, rooms: list[Finished]) -> None:
     thread.join(60)
     if failure:
         raise failure[0]
+
+
+def keep_puzzle(redis_url: str, prefix: str, key: str, side: str, answer: str, plays: int) -> str:
+    """Add a puzzle (its canonical ``key``, the side to play, its one winning move) under a
+    server's key ``prefix``, as the miner would; its id."""
+    from server.analysis.puzzles import puzzle_id
+    from server.players.puzzle_rating import seed, shown
+    from server.store.puzzles import PuzzleEntry, RedisPuzzles
+
+    async def keep() -> None:
+        store = await RedisStore.connect(redis_url, 3600.0, 3600.0, prefix=prefix)
+        try:
+            rating = seed(plays)
+            entry = PuzzleEntry(key, side, answer, plays, 0.0)
+            await RedisPuzzles(store).add_puzzle(puzzle_id(key), entry, rating, shown(rating))
+        finally:
+            await store.close()
+
+    _in_thread(keep)
+    return puzzle_id(key)
+
+
+def _in_thread(job: Any) -> None:
+    """Run the coroutine function ``job`` to its end in a thread of its own (Playwright's
+    sync API holds this thread's event loop)."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(job())
+        except BaseException as exc:  # (raised again in the caller's thread)
+            failure.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    if failure:
+        raise failure[0]

@@ -21,6 +21,7 @@ import { announce, clearToast, conn, hand, listen, renderNow, setRenderer, state
 import { applyLanguage, render } from "./screens.js";
 import { readKeyLink, welcomed, wireKey } from "./player_key.js";
 import { newKeyCame, wireProfile } from "./profile.js";
+import { puzzleHeard, puzzleRefused, wirePuzzles } from "./puzzle_view.js";
 import { reviewHeard, reviewRefused, wireReview } from "./review_view.js";
 import { played } from "./sound.js";
 import { cardRank } from "./rules.js";
@@ -35,8 +36,8 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   if (msg.type === "error") {
     if (msg.request_id === ui.busy) ui.busy = null;
     const chat = msg.request_id !== null && msg.request_id === ui.chatRequest;
-    // (a review's refusal is said in the replay viewer, where it was asked for)
-    if (!reviewRefused(msg)) {
+    // (a review's refusal is said in the replay viewer, a puzzle's on its screens)
+    if (!reviewRefused(msg) && !puzzleRefused(msg)) {
       toast(chat && msg.code === "rate_limited" ? ui.t("chat_limited") : errorText(msg.code, msg.message));
     }
   } else if (!msg.type.startsWith("_") && msg.type !== "pong" && msg.type !== "room_list") {
@@ -117,6 +118,7 @@ function timeouts(msg) {
 
 listen(react);
 listen(reviewHeard);
+listen(puzzleHeard);
 applyMotion();
 setRenderer(render);
 readLink();
@@ -126,6 +128,7 @@ wireKey();
 wireProfile();
 wireLadder();
 wireReview();
+wirePuzzles();
 restoreForms();
 applyLanguage();
 labelKeys();

@@ -1,7 +1,7 @@
 // @ts-check
 // The words of a finished match's review (issue 33) in the four languages: asking for it,
 // the wait and its refusals, the line of the landlord's chances, the turning points and the
-// moves that would have kept the win. Spread into i18n.js's tables (every key in each).
+// moves that would have kept the win; the puzzles (残局). Spread into i18n.js's tables (every key in each).
 
 const EN = {
   review: "Review",
@@ -35,6 +35,26 @@ const EN = {
   review_to_play_fm: "{name} to play: with best play the farmers win.",
   review_played: "Played: {play}.",
   review_better: "Would have kept the win:",
+  puzzles: "Puzzles",
+  puzzles_help: "Endgames cut from real deals, every hand open: find the one winning move.",
+  puzzle_daily: "Daily puzzle",
+  puzzle_next: "A puzzle for me",
+  puzzle_retry: "Try again",
+  puzzle_none: "No puzzle to offer yet: the server finds them in finished deals.",
+  puzzle_title: "Puzzle",
+  puzzle_farmer_next: "Farmer (after the landlord)",
+  puzzle_farmer_second: "Farmer",
+  puzzle_rating: "Puzzle {n}",
+  puzzle_yours: "you {n}",
+  puzzle_own: "from a deal you lost",
+  puzzle_tried: "tried before: not rated",
+  puzzle_task_ll: "You are the landlord: win against any defence ({n} plays of yours at least).",
+  puzzle_task_fm: "You play both farmers: win against any defence ({n} plays of yours at least).",
+  puzzle_thinking: "The solver answers…",
+  puzzle_solved: "✓ Solved!",
+  puzzle_failed: "✗ That move lets the win go.",
+  puzzle_rating_change: "Puzzle rating {before} → {after} ({delta}).",
+  puzzle_line: "The winning line:",
 };
 
 const ZH = {
@@ -69,6 +89,26 @@ const ZH = {
   review_to_play_fm: "轮到{name}：双方最佳应对下农民胜。",
   review_played: "实际出牌：{play}。",
   review_better: "这样出可以保住胜局：",
+  puzzles: "残局",
+  puzzles_help: "取自真实牌局的残局，所有手牌公开：找出唯一的致胜一手。",
+  puzzle_daily: "每日残局",
+  puzzle_next: "给我一道残局",
+  puzzle_retry: "再试一次",
+  puzzle_none: "暂时没有残局：服务器会从打完的牌局中找出残局。",
+  puzzle_title: "残局",
+  puzzle_farmer_next: "农民（地主下家）",
+  puzzle_farmer_second: "农民",
+  puzzle_rating: "残局 {n}",
+  puzzle_yours: "你 {n}",
+  puzzle_own: "来自你输掉的一局",
+  puzzle_tried: "已做过：不计分",
+  puzzle_task_ll: "你是地主：无论对方如何应对都要赢（你至少出 {n} 手）。",
+  puzzle_task_fm: "你同时操作两位农民：无论对方如何应对都要赢（至少出 {n} 手）。",
+  puzzle_thinking: "求解器应对中…",
+  puzzle_solved: "✓ 解开了！",
+  puzzle_failed: "✗ 这一手丢掉了胜局。",
+  puzzle_rating_change: "残局积分 {before} → {after}（{delta}）。",
+  puzzle_line: "致胜路线：",
 };
 
 const DE = {
@@ -103,6 +143,26 @@ const DE = {
   review_to_play_fm: "{name} ist am Zug: bei bestem Spiel gewinnen die Bauern.",
   review_played: "Gespielt: {play}.",
   review_better: "Hätte den Sieg gehalten:",
+  puzzles: "Rätsel",
+  puzzles_help: "Endspiele aus echten Spielen, alle Karten offen: finde den einen Gewinnzug.",
+  puzzle_daily: "Rätsel des Tages",
+  puzzle_next: "Ein Rätsel für mich",
+  puzzle_retry: "Noch einmal",
+  puzzle_none: "Noch kein Rätsel da: der Server findet sie in beendeten Spielen.",
+  puzzle_title: "Rätsel",
+  puzzle_farmer_next: "Bauer (nach dem Grundherrn)",
+  puzzle_farmer_second: "Bauer",
+  puzzle_rating: "Rätsel {n}",
+  puzzle_yours: "du {n}",
+  puzzle_own: "aus einem Spiel, das du verloren hast",
+  puzzle_tried: "schon versucht: ohne Wertung",
+  puzzle_task_ll: "Du bist der Grundherr: gewinne gegen jede Verteidigung (mindestens {n} eigene Züge).",
+  puzzle_task_fm: "Du spielst beide Bauern: gewinne gegen jede Verteidigung (mindestens {n} eigene Züge).",
+  puzzle_thinking: "Der Löser antwortet…",
+  puzzle_solved: "✓ Gelöst!",
+  puzzle_failed: "✗ Dieser Zug gibt den Sieg aus der Hand.",
+  puzzle_rating_change: "Rätselwertung {before} → {after} ({delta}).",
+  puzzle_line: "Der Gewinnweg:",
 };
 
 const ID = {
@@ -137,6 +197,26 @@ const ID = {
   review_to_play_fm: "Giliran {name}: dengan permainan terbaik petani menang.",
   review_played: "Dimainkan: {play}.",
   review_better: "Yang akan mempertahankan kemenangan:",
+  puzzles: "Teka-teki",
+  puzzles_help: "Akhir permainan dari tangan sungguhan, semua kartu terbuka: temukan satu langkah kemenangan.",
+  puzzle_daily: "Teka-teki harian",
+  puzzle_next: "Teka-teki untukku",
+  puzzle_retry: "Coba lagi",
+  puzzle_none: "Belum ada teka-teki: server menemukannya dari tangan yang selesai.",
+  puzzle_title: "Teka-teki",
+  puzzle_farmer_next: "Petani (setelah tuan tanah)",
+  puzzle_farmer_second: "Petani",
+  puzzle_rating: "Teka-teki {n}",
+  puzzle_yours: "kamu {n}",
+  puzzle_own: "dari tangan yang kamu kalah",
+  puzzle_tried: "sudah dicoba: tidak dinilai",
+  puzzle_task_ll: "Kamu tuan tanah: menangkan melawan pertahanan apa pun (paling sedikit {n} langkahmu).",
+  puzzle_task_fm: "Kamu memainkan kedua petani: menangkan melawan pertahanan apa pun (paling sedikit {n} langkah).",
+  puzzle_thinking: "Pemecah menjawab…",
+  puzzle_solved: "✓ Terpecahkan!",
+  puzzle_failed: "✗ Langkah itu melepas kemenangan.",
+  puzzle_rating_change: "Peringkat teka-teki {before} → {after} ({delta}).",
+  puzzle_line: "Jalur kemenangan:",
 };
 
 export const REVIEW_WORDS = Object.freeze({ en: EN, zh: ZH, de: DE, id: ID });

@@ -7,6 +7,7 @@ import { $, button, make } from "./dom.js";
 import { showCards } from "./hand.js";
 import { popIn } from "./motion.js";
 import { state, ui } from "./page.js";
+import { renderPuzzle } from "./puzzle_view.js";
 import { renderReplay } from "./replay_view.js";
 import { mySeat } from "./state.js";
 import { rematchText, seatName, signed } from "./text.js";
@@ -42,6 +43,7 @@ export function renderOverlays() {
   button("result-review").disabled = button("result-replay").disabled;
   showDialog($("result"), over, again.hidden || again.disabled ? button("to-lobby") : again);
   renderReplay();
+  renderPuzzle();
   renderRematch();
   if (over && table) {
     const winners = state.result?.winners ?? table.winners ?? [];

@@ -142,20 +142,21 @@ export function mySeatOnTurn(attempt) {
 
 /**
  * What the line above Play says of a pick from the hand on turn, as the table's `verdict`:
- * `ok` a legal play, `bad` one the server would refuse, `info` nothing picked.
+ * `ok` a legal play, `bad` one the server would refuse, `info` nothing picked; with the
+ * picked play and the play to beat (ranks) for its words.
  * @param {Attempt} attempt
  * @param {Iterable<number>} picked card ids
- * @returns {{level: "ok" | "bad" | "info", key: string}}
+ * @returns {{level: "ok" | "bad" | "info", key: string, play: any, other: any}}
  */
 export function pickVerdict(attempt, picked) {
   const ids = [...picked];
   const other = attempt.toBeat ? classify(attempt.toBeat.cards.map(cardRank)) : null;
-  if (mySeatOnTurn(attempt) === null) return { level: "info", key: "" };
-  if (!ids.length) return { level: "info", key: other ? "your_turn_beat" : "your_turn_lead" };
+  if (mySeatOnTurn(attempt) === null) return { level: "info", key: "", play: null, other };
+  if (!ids.length) return { level: "info", key: other ? "your_turn_beat" : "your_turn_lead", play: null, other };
   const play = classify(ids.map(cardRank));
-  if (play === null) return { level: "bad", key: "not_a_play" };
-  if (other !== null && !beats(play, other)) return { level: "bad", key: "does_not_beat" };
-  return { level: "ok", key: other ? "legal_beats" : "legal" };
+  if (play === null) return { level: "bad", key: "not_a_play", play, other };
+  if (other !== null && !beats(play, other)) return { level: "bad", key: "does_not_beat", play, other };
+  return { level: "ok", key: other ? "legal_beats" : "legal", play, other };
 }
 
 /**
