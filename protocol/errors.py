@@ -45,6 +45,8 @@ class ErrorCode(StrEnum):
     ALREADY_READY = "already_ready"
     NOT_TAKEN_OVER = "not_taken_over"  # resume while playing oneself
     MATCH_OVER = "match_over"
+    # puzzles
+    NO_PUZZLE = "no_puzzle"  # no puzzle with that id, none left to offer, or none being played
 
 
 #: Most characters of a client's input that an error message repeats.

@@ -242,6 +242,37 @@ class GetLeaderboard(Request):
     type: Literal["get_leaderboard"] = "get_leaderboard"
 
 
+#: A puzzle's id: the first 12 hex digits of the SHA-256 of its canonical cards
+#: (``server/analysis/puzzles.py``, ``Puzzle.key``): the same cards, the same id.
+PuzzleId = Annotated[str, Field(pattern=r"^[0-9a-f]{12}$")]
+#: A puzzle's seats are numbered from the landlord: 0 the landlord, 1 the farmer who plays
+#: after it, 2 the other farmer.
+PuzzleSeat = Annotated[int, Field(ge=0, le=2)]
+Ranks = Annotated[list[Annotated[int, Field(ge=3, le=17)]], Field(max_length=20)]
+
+
+class GetPuzzle(Request):
+    """Start a puzzle (残局): by ``puzzle_id``; else the day's puzzle (``daily``, the same for
+    everyone on a UTC day); else the next one near my puzzle rating that I have not tried.
+    Answered with ``PuzzleData``; starting a puzzle again starts it from its beginning."""
+
+    type: Literal["get_puzzle"] = "get_puzzle"
+    daily: bool = False
+    puzzle_id: PuzzleId | None = None
+
+
+class PuzzleMove(Request):
+    """My move in the puzzle I am playing: ``seat`` (one of my side's, on turn) plays
+    ``ranks`` (None: it passes). ``step``: how many moves of mine this attempt has made so far
+    (0 for the first), so a resent or stale move is refused, never applied twice."""
+
+    type: Literal["puzzle_move"] = "puzzle_move"
+    puzzle_id: PuzzleId
+    seat: PuzzleSeat
+    ranks: Ranks | None
+    step: Annotated[int, Field(ge=0, le=100)]
+
+
 ClientMessage = Annotated[
     Hello
     | StartPractice
@@ -268,7 +299,9 @@ ClientMessage = Annotated[
     | GetProfile
     | NewPlayerKey
     | GetLeaderboard
-    | GetPublicProfile,
+    | GetPublicProfile
+    | GetPuzzle
+    | PuzzleMove,
     Field(discriminator="type"),
 ]
 
@@ -558,6 +591,8 @@ class Profile(Message):
     total: int
     rating: RatingView | None
     rating_history: list[int] = Field(default_factory=list)
+    #: My puzzle record (None: the server keeps none).
+    puzzles: PuzzleRecord | None = None
 
 
 class PublicProfile(Message):
@@ -632,6 +667,83 @@ class Leaderboard(Message):
     you: LadderLine | None
 
 
+class PuzzlePosition(Message):
+    """An open puzzle position: every hand (ranks, 3..17) by seat numbered from the landlord
+    (0 the landlord, 1 the farmer after it, 2 the other), the seat on ``turn``, the play it
+    must beat (None: it leads) and the seat that made it (``by``)."""
+
+    hands: list[Ranks]
+    turn: PuzzleSeat
+    to_beat: Ranks | None
+    by: PuzzleSeat | None
+
+
+class PuzzlePlay(Message):
+    """One move of a puzzle: ``seat`` played ``ranks`` (None: passed)."""
+
+    seat: PuzzleSeat
+    ranks: Ranks | None
+
+
+class PuzzleData(Message):
+    """A puzzle to play (``GetPuzzle``): its ``position``, the ``side`` I play (the landlord:
+    seat 0; the farmers: seats 1 and 2, against the landlord), how many plays of my side the
+    win takes at least (``min_plays``), the puzzle's shown ``rating`` and mine
+    (``your_rating``, 1500 new), whether it is the day's puzzle, whether I ``tried`` it before
+    (a second try changes no rating) and whether it was cut from a deal I lost (``own``).
+    No names, no match code: the same cards from any deal are the same puzzle."""
+
+    type: Literal["puzzle"] = "puzzle"
+    puzzle_id: str
+    position: PuzzlePosition
+    side: Side
+    min_plays: int
+    rating: int
+    your_rating: int
+    daily: bool = False
+    tried: bool = False
+    own: bool = False
+
+
+class PuzzleRatingChange(Message):
+    """The ratings an attempt changed (its first, only): mine and the puzzle's, before and
+    after, in shown points."""
+
+    before: int
+    after: int
+    puzzle_before: int
+    puzzle_after: int
+
+
+class PuzzleReply(Message):
+    """The answer to a ``PuzzleMove``: ``moves`` are my move and then the defence's (the one
+    that keeps the game longest), until my side is on turn again or the deal is over;
+    ``position`` is where it stands now (None once over), ``step`` my moves so far.
+    ``result``: ``going``; ``solved`` (my side went out); ``failed`` (the move lost the win:
+    ``line`` is the winning line from the position before it, my side's moves and the
+    longest defence, to the end). ``rating``: the change of a first attempt once over."""
+
+    type: Literal["puzzle_reply"] = "puzzle_reply"
+    puzzle_id: str
+    step: int
+    moves: list[PuzzlePlay]
+    position: PuzzlePosition | None
+    result: Literal["going", "solved", "failed"]
+    line: list[PuzzlePlay] = Field(default_factory=list)
+    rating: PuzzleRatingChange | None = None
+
+
+class PuzzleRecord(Message):
+    """A player's puzzles in their profile: tried and solved (first attempts), the puzzle
+    rating shown (1500 new), and the turning points of their own deals in the last 7 days
+    (moves that threw a won position away, from the reviews of their matches)."""
+
+    tried: int
+    solved: int
+    rating: int
+    turning_points_week: int = 0
+
+
 class Paused(Message):
     """The room's storage does not answer: the match is paused and safe (everything shown
     was saved). Clocks stop, nothing is taken; ``Resumed`` follows when storage is back.
@@ -684,7 +796,9 @@ ServerMessage = Annotated[
     | RatingChanged
     | Leaderboard
     | Paused
-    | Resumed,
+    | Resumed
+    | PuzzleData
+    | PuzzleReply,
     Field(discriminator="type"),
 ]
 

@@ -37,6 +37,8 @@ from server.lobby.base import Lobby, Route, Routes, storage_away, unavailable
 from server.lobby.limits import LobbyLimits
 from server.lobby.player_lock import PlayerLocks
 from server.lobby.profile import Profiles
+from server.lobby.puzzle_mining import Miner
+from server.lobby.puzzles import Puzzles
 from server.lobby.queue import Queue
 from server.lobby.records import Records
 from server.lobby.rematch import Rematches
@@ -44,7 +46,7 @@ from server.lobby.reviews import Reviewer, Reviews
 from server.lobby.rooms import Rooms
 from server.lobby.seating import Seating
 from server.lobby.sessions import Session, Sessions
-from server.lobby.stores import AddressCounts, ServerStore
+from server.lobby.stores import AddressCounts, ServerStore, puzzle_store
 from server.lobby.table import Table
 from server.lobby.watching import Watching
 from server.metrics import Metrics
@@ -130,6 +132,12 @@ class App:
         # a closed room's rating changes go the records' crash-proof way: applied as the
         # room closes here, or by whichever process settles the room after a crash
         self.bookkeeping.room_appliers.append(self.ladder)
+        #: Puzzles: played against the solver, mined from closed matches in the background
+        #: (in the review process), and from the bots' self-play at the start when asked.
+        puzzles = puzzle_store(store)
+        self.puzzles = Puzzles(lobby, puzzles)
+        self.miner = Miner(store, puzzles, self.reviewer, settings.puzzle_mine_seconds, clock)
+        self.bookkeeping.room_appliers.append(self.miner)
         self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher
         self.matcher.health = self.health
@@ -143,7 +151,8 @@ class App:
             **Rematches(lobby, seating).routes(),
             **self.records.routes(),
             **Reviews(lobby, self.reviewer).routes(),
-            **Profiles(lobby, self.identities, self.ladder).routes(),
+            **Profiles(lobby, self.identities, self.ladder, self.puzzles).routes(),
+            **self.puzzles.routes(),
             **self.ladder.routes(),
         }
 
@@ -178,6 +187,9 @@ class App:
             log.warning("the pending matches are left to the next settle: %s", exc)
         self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
+        if self.settings.puzzle_seed_deals:
+            self.miner.queue_seed(self.settings.puzzle_seed_deals, self.rng.randrange(2**31))
+        self.miner.start()
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that
@@ -187,6 +199,7 @@ class App:
         await self.matcher.stop()
         if self._settling is not None:
             self._settling.cancel()
+        await self.miner.close()
         # the rooms first: the bot pool's shutdown waits for its workers (1-3 s measured
         # while they start), which the seat on turn's clock would count
         await self.cluster.stop()

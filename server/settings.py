@@ -70,6 +70,8 @@ class Settings:
     bot_queue_limit: int = 16
     bot_workers: int = 0
     review_seconds: float = 8.0
+    puzzle_mine_seconds: float = 2.0
+    puzzle_seed_deals: int = 0
     bot_pool_start: str = "warm"
     max_watchers: int = 50
 
@@ -230,6 +232,16 @@ _HELP: dict[str, tuple[str, str]] = {
         "DDZ_REVIEW_SECONDS",
         "seconds of one core the exact solver may spend on each deal of a match's review",
     ),
+    "puzzle_mine_seconds": (
+        "DDZ_PUZZLE_MINE_SECONDS",
+        "seconds of one core the solver may spend on each deal of a closed match when mining"
+        " it for puzzles, in the background (0: closed matches are not mined)",
+    ),
+    "puzzle_seed_deals": (
+        "DDZ_PUZZLE_SEED_DEALS",
+        "deals of the bots' self-play mined for puzzles in the background after the start,"
+        " so a new server has puzzles (0: none)",
+    ),
     "bot_pool_start": (
         "DDZ_BOT_POOL_START",
         "when those processes start: warm (with the server, so that the first strong"
@@ -318,4 +330,8 @@ def load_settings(
         parser.error(f"--allowed-origins: {exc}")
     if bool(parsed.tls_cert) != bool(parsed.tls_key):
         parser.error("--tls-cert and --tls-key go together")
+    if not 0 <= parsed.puzzle_mine_seconds <= 60:
+        parser.error("--puzzle-mine-seconds must be from 0 to 60")
+    if not 0 <= parsed.puzzle_seed_deals <= 100_000:
+        parser.error("--puzzle-seed-deals must be from 0 to 100000")
     return Settings(**vars(parsed))

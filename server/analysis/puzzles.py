@@ -18,10 +18,11 @@ two deals is one puzzle (``unique``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from protocol.cards import Rank, format_cards
+from protocol.cards import Rank, format_cards, parse_cards
 from protocol.legal import legal_plays
 from protocol.plays import Play, classify
 from server.analysis.review import Cards, DealReview, PlayedDeal, Position, Side, solve
@@ -100,31 +101,29 @@ def _finishes_in(hand: Cards, plays: int) -> bool:
     return False
 
 
-class _Counter:
-    def __init__(self, limit: int) -> None:
-        self.left = limit
-
-    def tick(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise Unproved("the length of the win is out of the node limit")
-
-
-def wins_within(position: Position, side: Side, plays: int, limit: int = NODE_LIMIT) -> bool:
-    """Whether ``side`` can force a win with at most ``plays`` plays of its own seats (its
-    passes do not count), whatever the other side does; raises ``Unproved`` past ``limit``
+class WinSearch:
+    """Whether ``side`` can force a win within so many plays of its own (its passes do not
+    count), whatever the other side does: one memo and one node count across every question
+    asked of it (the positions of one decision); raises ``Unproved`` once past ``limit``
     positions."""
-    memo: dict[tuple[Position, int], bool] = {}
-    counter = _Counter(limit)
 
-    def within(pos: Position, k: int) -> bool:
+    def __init__(self, side: Side, limit: int = NODE_LIMIT) -> None:
+        self.side = side
+        self.left = limit
+        self.memo: dict[tuple[Position, int], bool] = {}
+
+    def within(self, pos: Position, k: int) -> bool:
+        side = self.side
         seats = [s for s in range(3) if pos.side(s) == side]
         if not any(_finishes_in(pos.hands[s], k) for s in seats):
             return False
         key = (pos, k)
-        if key in memo:
-            return memo[key]
-        counter.tick()
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        self.left -= 1
+        if self.left < 0:
+            raise Unproved("the length of the win is out of the node limit")
         mine = pos.side(pos.turn) == side
         result = not mine
         for option in pos.options():
@@ -132,14 +131,23 @@ def wins_within(position: Position, side: Side, plays: int, limit: int = NODE_LI
             if after is None:
                 won = mine
             else:
-                won = within(after, k - (1 if mine and option is not None else 0))
+                won = self.within(after, k - (1 if mine and option is not None else 0))
             if won == mine:
                 result = mine
                 break
-        memo[key] = result
+        self.memo[key] = result
         return result
 
-    return within(position, plays)
+    def plays_to_win(self, pos: Position, most: int = 20) -> int | None:
+        """The fewest plays of ``side`` that force its win (None: not within ``most``)."""
+        return next((k for k in range(1, most + 1) if self.within(pos, k)), None)
+
+
+def wins_within(position: Position, side: Side, plays: int, limit: int = NODE_LIMIT) -> bool:
+    """Whether ``side`` can force a win with at most ``plays`` plays of its own seats (its
+    passes do not count), whatever the other side does; raises ``Unproved`` past ``limit``
+    positions."""
+    return WinSearch(side, limit).within(position, plays)
 
 
 def puzzle_at(position: Position, played: Play | None, limit: int = NODE_LIMIT) -> Puzzle | None:
@@ -193,3 +201,37 @@ def unique(puzzles: Iterable[Puzzle]) -> list[Puzzle]:
     for puzzle in puzzles:
         seen.setdefault(puzzle.key, puzzle)
     return list(seen.values())
+
+
+def puzzle_id(key: str) -> str:
+    """The puzzle's id on the wire: the first 12 hex digits of its key's SHA-256."""
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def _cards_in(text: str) -> Cards:
+    return () if text == "-" else tuple(parse_cards(text))
+
+
+def position_of_key(key: str) -> Position:
+    """``puzzle_key``'s position back (landlord at seat 0)."""
+    *hands, turn, beat = key.split("|")
+    if len(hands) != 3:
+        raise ValueError(f"not a puzzle key: {key!r}")
+    to_beat: Play | None = None
+    by: int | None = None
+    if beat != "lead":
+        cards, seat = beat.split("@")
+        to_beat = classify(list(_cards_in(cards)))
+        if to_beat is None:
+            raise ValueError(f"not a play to beat: {cards!r}")
+        by = int(seat)
+    h = [_cards_in(x) for x in hands]
+    return Position((h[0], h[1], h[2]), 0, int(turn), to_beat, by)
+
+
+def min_plays(puzzle: Puzzle, limit: int = NODE_LIMIT) -> int | None:
+    """The fewest plays of the puzzle's side that force its win (None: out of ``limit``)."""
+    try:
+        return WinSearch(puzzle.side, limit).plays_to_win(puzzle.position)
+    except Unproved:
+        return None

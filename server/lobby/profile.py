@@ -16,6 +16,7 @@ from protocol.messages import (
 from server.edge.flood import HISTORY_COST
 from server.edge.hub import Connection
 from server.lobby.base import Lobby, Route, Routes
+from server.lobby.puzzles import Puzzles
 from server.lobby.sessions import Session
 from server.players.identity import Identities
 from server.players.keys import public_tag
@@ -25,10 +26,13 @@ from server.rooms.room import RoomError
 
 
 class Profiles:
-    def __init__(self, lobby: Lobby, identities: Identities, ladder: Ladder) -> None:
+    def __init__(
+        self, lobby: Lobby, identities: Identities, ladder: Ladder, puzzles: Puzzles | None = None
+    ) -> None:
         self.lobby = lobby
         self.identities = identities
         self.ladder = ladder
+        self.puzzles = puzzles
 
     def routes(self) -> Routes:
         return {
@@ -44,7 +48,8 @@ class Profiles:
         rating = await self.ladder.view_of(player)
         mine = profile(player, session.name, record, request.offset, rating)
         history = await self.ladder.history_of(player)
-        conn.send(mine.model_copy(update={"rating_history": history}))
+        puzzles = None if self.puzzles is None else await self.puzzles.record(player)
+        conn.send(mine.model_copy(update={"rating_history": history, "puzzles": puzzles}))
 
     async def get_public_profile(
         self, conn: Connection, session: Session, request: GetPublicProfile

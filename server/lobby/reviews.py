@@ -72,6 +72,8 @@ class Reviewer:
         self.seconds = seconds
         self._executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
+        #: Set while nothing waits or runs in the worker (background mining waits for it).
+        self._idle: asyncio.Event | None = None
 
     def executor(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -89,7 +91,21 @@ class Reviewer:
         try:
             return await loop.run_in_executor(self.executor(), compute, records, self.seconds)
         finally:
-            self.in_flight -= 1
+            self.done()
+
+    def done(self) -> None:
+        """A job of the worker's is over."""
+        self.in_flight -= 1
+        if self.in_flight == 0 and self._idle is not None:
+            self._idle.set()
+
+    async def wait_idle(self) -> None:
+        """Until nothing waits or runs in the worker."""
+        while self.in_flight:
+            if self._idle is None:
+                self._idle = asyncio.Event()
+            self._idle.clear()
+            await self._idle.wait()
 
     def shutdown(self) -> None:
         if self._executor is not None:

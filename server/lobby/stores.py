@@ -8,13 +8,15 @@ tests run on, without Redis. Every method raises ``StoreError`` when it did not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from server.players.rating import Rating
 from server.store.addresses import Claim, Listed
 from server.store.base import ClusterStore, StoredRoom
 from server.store.keys import Keys
 from server.store.player_records import PlayerRecord, PlayerUpdate
+from server.store.puzzles import Attempt, PuzzleEntry, PuzzlePlayer, StoredPuzzle
 
 
 class SessionStore(Protocol):
@@ -96,6 +98,49 @@ class PlayerStore(Protocol):
 
     async def settled(self, code: str) -> None:
         """The match of room ``code`` is in every player's record."""
+
+
+class PuzzleStore(Protocol):
+    """The puzzles and the players' puzzle records (``server/store/puzzles.py``)."""
+
+    async def add_puzzle(
+        self, pid: str, entry: PuzzleEntry, rating: Rating, shown: int
+    ) -> bool: ...
+    async def puzzle(self, pid: str) -> StoredPuzzle | None: ...
+    async def puzzle_count(self) -> int: ...
+    async def puzzles_near(self, shown: int, width: int, n: int) -> list[str]: ...
+    async def rate_puzzle(self, pid: str, before: Rating, after: Rating) -> None: ...
+    async def daily_puzzle(self, day: str, candidate: str) -> str: ...
+    async def puzzle_ids(self, low: int, high: int) -> list[str]: ...
+    async def puzzle_player(self, player: str) -> PuzzlePlayer: ...
+    async def tried(self, player: str, ids: Sequence[str]) -> list[bool]: ...
+    async def start_attempt(self, player: str, pid: str, now: float) -> bool: ...
+    async def attempt(self, player: str) -> Attempt | None: ...
+    async def advance_attempt(self, player: str, pid: str, step: int, moves: list[Any]) -> bool: ...
+    async def end_attempt(
+        self, player: str, pid: str, step: int, rated: Rating | None, solved: bool
+    ) -> bool: ...
+    async def note_own(self, player: str, ids: Sequence[str]) -> None: ...
+    async def is_own(self, player: str, pid: str) -> bool: ...
+    async def note_turning(self, player: str, marks: Sequence[str], when: float) -> None: ...
+    async def turning_since(self, player: str, since: float) -> int: ...
+
+
+def puzzle_store(store: object) -> PuzzleStore:
+    """The puzzle store beside a server's store: on its Redis, or (the tests' in-memory
+    store) its in-memory twin."""
+    from server.store.redis_store import RedisStore
+
+    if isinstance(store, RedisStore):
+        from server.store.puzzles import RedisPuzzles
+
+        return RedisPuzzles(store)
+    from server.store.memory import MemoryStore
+    from server.store.memory_puzzles import MemoryPuzzles
+
+    if isinstance(store, MemoryStore):
+        return MemoryPuzzles(store)
+    raise TypeError(f"no puzzle store beside {type(store).__name__}")
 
 
 class LobbyStore(SessionStore, QueueStore, LockStore, RecordStore, PlayerStore, Protocol):

@@ -65,6 +65,14 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
 - ``PREFIXmatches:pending``, set: codes of closed rooms whose match may not be in its
   players' records yet; a code joins before the closing save and leaves once every player
   of the match has it (``server/players/bookkeeping.py``).
+- ``PREFIX{puzzles}:data``, hash: puzzle id to the puzzle (msgpack: its cards, side, answer,
+  least plays, when found); ``:skill``, hash: id to "mu sigma attempts"; ``:points``, sorted
+  set: ids by shown rating; ``:daily:DAY``, string: the UTC day's puzzle id (3 days). One
+  hash tag, so one script adds a puzzle once (``server/store/puzzles.py``); none expires.
+- ``PREFIX{player:PID}:puzzle_rating``, hash: ``mu``, ``sigma``, ``tried``, ``solved``;
+  ``:puzzles_tried``, sorted set: puzzle ids started, by when; ``:puzzle_attempt``, string:
+  the attempt in progress (a day); ``:own_puzzles``, set: ids cut from their own lost
+  deals; ``:turning``, sorted set: their turning points by when (30 days kept).
 - ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
   is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
 
@@ -178,6 +186,11 @@ class Keys:
     def ladder_shown(self) -> str:
         """The ladder by the rating as shown (its points), which it ranks by."""
         return f"{self.prefix}{{ladder}}:shown"
+
+    def puzzles(self, part: str) -> str:
+        """One of the puzzles' keys (``part``: data, skill, points, daily:DAY), under the
+        hash tag ``{puzzles}``."""
+        return f"{self.prefix}{{puzzles}}:{part}"
 
     def lobby_lock(self, player_id: str) -> str:
         return f"{self.prefix}lobby:{player_id}"

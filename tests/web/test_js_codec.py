@@ -43,6 +43,7 @@ from protocol.messages import (
     GetLeaderboard,
     GetProfile,
     GetPublicProfile,
+    GetPuzzle,
     GetReplay,
     GetReview,
     Hello,
@@ -65,6 +66,13 @@ from protocol.messages import (
     Pong,
     Profile,
     PublicProfile,
+    PuzzleData,
+    PuzzleMove,
+    PuzzlePlay,
+    PuzzlePosition,
+    PuzzleRatingChange,
+    PuzzleRecord,
+    PuzzleReply,
     Queued,
     QueueLeft,
     QuickMatch,
@@ -129,6 +137,11 @@ CLIENT_MESSAGES: list[BaseModel] = [
     GetReview(id=27, code="K7Q2XW"),
     GetPublicProfile(id=28, tag="3f2a9c"),
     CreateRoom(id=29, deals=9, rated=True),
+    GetPuzzle(id=30),
+    GetPuzzle(id=31, daily=True),
+    GetPuzzle(id=32, puzzle_id="0123456789ab"),
+    PuzzleMove(id=33, puzzle_id="0123456789ab", seat=1, ranks=[3, 3, 17], step=0),
+    PuzzleMove(id=34, puzzle_id="0123456789ab", seat=0, ranks=None, step=2),
 ]
 
 #: Messages the driver builds in JavaScript, fields left undefined where Python has defaults.
@@ -455,6 +468,56 @@ SERVER_MESSAGES: list[BaseModel] = [
     Leaderboard(top=[], ranked=0, min_matches=10, you=None),
     Paused(code="K7Q2XW", since=1764547200.5),
     Resumed(code="K7Q2XW"),
+    PuzzleData(
+        puzzle_id="0123456789ab",
+        position=PuzzlePosition(
+            hands=[[3, 3, 9, 14], [5, 6], [7, 7, 16, 17]], turn=0, to_beat=None, by=None
+        ),
+        side="landlord",
+        min_plays=3,
+        rating=1620,
+        your_rating=1500,
+        daily=True,
+        own=True,
+    ),
+    PuzzleReply(
+        puzzle_id="0123456789ab",
+        step=1,
+        moves=[PuzzlePlay(seat=0, ranks=[3, 3]), PuzzlePlay(seat=1, ranks=None)],
+        position=PuzzlePosition(
+            hands=[[9, 14], [5, 6], [7, 7, 16, 17]], turn=2, to_beat=[3, 3], by=0
+        ),
+        result="going",
+    ),
+    PuzzleReply(
+        puzzle_id="0123456789ab",
+        step=2,
+        moves=[PuzzlePlay(seat=0, ranks=[9])],
+        position=None,
+        result="failed",
+        line=[PuzzlePlay(seat=0, ranks=[14]), PuzzlePlay(seat=1, ranks=None)],
+        rating=PuzzleRatingChange(before=1500, after=1462, puzzle_before=1620, puzzle_after=1641),
+    ),
+    Profile(
+        player_id="p0123456789abcdef",
+        name="ann",
+        modes=[],
+        landlord_deals=0,
+        landlord_won=0,
+        farmer_deals=0,
+        farmer_won=0,
+        points_won=0,
+        points_lost=0,
+        springs=0,
+        bombs=0,
+        rockets=0,
+        best=None,
+        matches=[],
+        offset=0,
+        total=0,
+        rating=None,
+        puzzles=PuzzleRecord(tried=4, solved=3, rating=1566, turning_points_week=2),
+    ),
 ]
 
 

@@ -1,6 +1,7 @@
 """The browser table's reducer, words and socket helpers (state.js, i18n.js, conn.js), and
-the replay viewer's frames (replay.js), under node's test runner: ``state.test.mjs``,
-``i18n.test.mjs``, ``replay.test.mjs``."""
+the replay viewer's frames (replay.js) and its review (review.js), under node's test runner:
+``state.test.mjs``, ``i18n.test.mjs``, ``replay.test.mjs``, ``review.test.mjs``; a puzzle
+attempt (puzzle.js): ``puzzle.test.mjs``."""
 
 from __future__ import annotations
 
@@ -17,3 +18,11 @@ def test_words_plurals_names_and_plays_spoken() -> None:
 
 def test_replay_frames() -> None:
     run_node(["--test", str(HERE / "replay.test.mjs")])
+
+
+def test_review_beside_its_replay() -> None:
+    run_node(["--test", str(HERE / "review.test.mjs")])
+
+
+def test_puzzle_attempt() -> None:
+    run_node(["--test", str(HERE / "puzzle.test.mjs")])

@@ -4,6 +4,7 @@
 // page.js     the state, the connection, the hand, the message loop and the redraw
 // screens.js  the lobby, the waiting room and the whole screen's drawing; table.js the
 //             table; overlays.js the sheets over it; replay_view.js the replay viewer
+//             (review_view.js the review in it: the line of chances, turning points)
 // input.js    every input turned into requests; chat.js quick chat; lobby.js links, lists
 // text.js     words put together from the state
 //
@@ -20,6 +21,8 @@ import { announce, clearToast, conn, hand, listen, renderNow, setRenderer, state
 import { applyLanguage, render } from "./screens.js";
 import { readKeyLink, welcomed, wireKey } from "./player_key.js";
 import { newKeyCame, wireProfile } from "./profile.js";
+import { puzzleHeard, puzzleRefused, wirePuzzles } from "./puzzle_view.js";
+import { reviewHeard, reviewRefused, wireReview } from "./review_view.js";
 import { played } from "./sound.js";
 import { cardRank } from "./rules.js";
 import { mySeat, myTurn } from "./state.js";
@@ -33,7 +36,10 @@ function react(/** @type {State} */ before, /** @type {Msg} */ msg) {
   if (msg.type === "error") {
     if (msg.request_id === ui.busy) ui.busy = null;
     const chat = msg.request_id !== null && msg.request_id === ui.chatRequest;
-    toast(chat && msg.code === "rate_limited" ? ui.t("chat_limited") : errorText(msg.code, msg.message));
+    // (a review's refusal is said in the replay viewer, a puzzle's on its screens)
+    if (!reviewRefused(msg) && !puzzleRefused(msg)) {
+      toast(chat && msg.code === "rate_limited" ? ui.t("chat_limited") : errorText(msg.code, msg.message));
+    }
   } else if (!msg.type.startsWith("_") && msg.type !== "pong" && msg.type !== "room_list") {
     ui.busy = null;
   }
@@ -111,6 +117,8 @@ function timeouts(msg) {
 }
 
 listen(react);
+listen(reviewHeard);
+listen(puzzleHeard);
 applyMotion();
 setRenderer(render);
 readLink();
@@ -119,6 +127,8 @@ wire();
 wireKey();
 wireProfile();
 wireLadder();
+wireReview();
+wirePuzzles();
 restoreForms();
 applyLanguage();
 labelKeys();

@@ -54,6 +54,8 @@ export const CLIENT_TYPES = Object.freeze([
   "new_player_key",
   "get_leaderboard",
   "get_public_profile",
+  "get_puzzle",
+  "puzzle_move",
 ]);
 
 /** Every `type` a server sends (protocol/messages.py, ServerMessage; protocol/events.py). */
@@ -92,6 +94,8 @@ export const SERVER_TYPES = Object.freeze([
   "public_profile",
   "paused",
   "resumed",
+  "puzzle",
+  "puzzle_reply",
 ]);
 
 const CLIENT = new Set(CLIENT_TYPES);

@@ -5,6 +5,7 @@
 // No DOM here: node tests check that every language has every key.
 
 import { PLAYER_WORDS } from "./i18n_player.js";
+import { REVIEW_WORDS } from "./i18n_review.js";
 import { RANK_TEXT, Rank, mainFirst } from "./rules.js";
 
 /** @typedef {"en" | "zh" | "de" | "id"} Lang */
@@ -333,6 +334,7 @@ const EN = {
   rank_14_pl: "aces",
   rank_15_pl: "twos",
   ...PLAYER_WORDS.en,
+  ...REVIEW_WORDS.en,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -628,6 +630,7 @@ const ZH = {
   rank_14_pl: "A",
   rank_15_pl: "2",
   ...PLAYER_WORDS.zh,
+  ...REVIEW_WORDS.zh,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -923,6 +926,7 @@ const DE = {
   rank_14_pl: "Asse",
   rank_15_pl: "Zweien",
   ...PLAYER_WORDS.de,
+  ...REVIEW_WORDS.de,
 };
 
 /** @type {Record<keyof typeof EN, string>} */
@@ -1218,6 +1222,7 @@ const ID = {
   rank_14_pl: "as",
   rank_15_pl: "dua",
   ...PLAYER_WORDS.id,
+  ...REVIEW_WORDS.id,
 };
 
 /** Every language's strings, by language. */

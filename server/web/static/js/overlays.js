@@ -7,6 +7,7 @@ import { $, button, make } from "./dom.js";
 import { showCards } from "./hand.js";
 import { popIn } from "./motion.js";
 import { state, ui } from "./page.js";
+import { renderPuzzle } from "./puzzle_view.js";
 import { renderReplay } from "./replay_view.js";
 import { mySeat } from "./state.js";
 import { rematchText, seatName, signed } from "./text.js";
@@ -37,8 +38,12 @@ export function renderOverlays() {
   again.hidden = me === null;
   again.disabled = !state.live || state.closed !== "match_over";
   button("result-replay").disabled = !state.live || state.closed === null;
+  // a review judges deals played to their end: none when the match ended before its first
+  button("result-review").hidden = !(table?.deal_scores?.length);
+  button("result-review").disabled = button("result-replay").disabled;
   showDialog($("result"), over, again.hidden || again.disabled ? button("to-lobby") : again);
   renderReplay();
+  renderPuzzle();
   renderRematch();
   if (over && table) {
     const winners = state.result?.winners ?? table.winners ?? [];

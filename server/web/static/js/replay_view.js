@@ -6,6 +6,7 @@ import { $, button } from "./dom.js";
 import { showCards } from "./hand.js";
 import { dispatch, renderNow, state, ui } from "./page.js";
 import { replayFrame, stepCount } from "./replay.js";
+import { clearDeal, renderReview } from "./review_view.js";
 import { cardRank } from "./rules.js";
 import { showSlot } from "./table.js";
 import { nameOf, playName, signed, when } from "./text.js";
@@ -22,6 +23,7 @@ export function renderReplay() {
       for (const id of ["replay-seats", "replay-kitty", "replay-step", "replay-info", "replay-deal"]) {
         $(id).replaceChildren();
       }
+      clearDeal();
     }
     return;
   }
@@ -88,6 +90,7 @@ export function renderReplay() {
     return row;
   });
   $("replay-seats").replaceChildren(...seats);
+  renderReview(data, ui.replayDeal, frame, name);
   const kitty = $("replay-kitty");
   showCards(kitty, deal.kitty, t);
   kitty.classList.toggle("taken", frame.kittyTaken);

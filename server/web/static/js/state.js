@@ -35,6 +35,7 @@ export const SEATS = 3;
  *   said: ({phrase: string, at: number} | null)[],
  *   rematch: {code: string, seat: number, name: string | null, countdown: Countdown} | null,
  *   replay: Msg | null,
+ *   review: Msg | null,
  *   history: Msg[] | null,
  *   paused: boolean,
  *   profile: Msg | null,
@@ -65,6 +66,7 @@ export function initialState() {
     said: [null, null, null],
     rematch: null,
     replay: null,
+    review: null,
     history: null,
     paused: false,
     profile: null,
@@ -231,7 +233,7 @@ export function reduce(state, msg, now) {
     case "_lobby":
       return { ...state, room: null, result: null, closed: null, countdown: null };
     case "_replay_closed":
-      return { ...state, replay: null };
+      return { ...state, replay: null, review: null };
     case "_rematch_dismissed":
       return { ...state, rematch: null };
     // --- session and lobby --------------------------------------------------------
@@ -283,7 +285,10 @@ export function reduce(state, msg, now) {
     case "public_profile":
       return { ...state, publicProfile: msg };
     case "replay":
-      return { ...state, replay: msg };
+      // (a review of another match goes: a review is read beside its own replay)
+      return { ...state, replay: msg, review: state.review?.code === msg.code ? state.review : null };
+    case "review":
+      return { ...state, review: msg };
     case "rematch_asked": {
       // the asker's name (or the finished room's, when it is the one on screen)
       const seats = state.room?.code === msg.code ? state.room.seats : null;
