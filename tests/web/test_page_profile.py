@@ -254,6 +254,12 @@ def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page:
         1 if profile["best"] else 0
     )
     assert "No rating yet" in page.inner_text("#profile-rating")  # practice is never rated
+    # the puzzle record (issue 33): a new player's, none tried yet
+    puzzles = profile["puzzles"]
+    assert (puzzles["tried"], puzzles["solved"], puzzles["rating"]) == (0, 0, 1500)
+    assert (
+        page.inner_text("#profile-puzzles") == "Puzzles: 0 solved of 0 tried · puzzle rating 1500"
+    )
     # Replay from the profile: the viewer over it; closed, the profile is still there
     click(page, f'#profile-matches button[data-replay="{match}"]')
     page.wait_for_selector("#replay:not([hidden])")

@@ -55,6 +55,9 @@ const EN = {
   puzzle_failed: "✗ That move lets the win go.",
   puzzle_rating_change: "Puzzle rating {before} → {after} ({delta}).",
   puzzle_line: "The winning line:",
+  profile_puzzles: "Puzzles: {solved} solved of {tried} tried · puzzle rating {rating}",
+  profile_turning_one: "{n} turning point of mine in my deals this week",
+  profile_turning_other: "{n} turning points of mine in my deals this week",
 };
 
 const ZH = {
@@ -109,6 +112,9 @@ const ZH = {
   puzzle_failed: "✗ 这一手丢掉了胜局。",
   puzzle_rating_change: "残局积分 {before} → {after}（{delta}）。",
   puzzle_line: "致胜路线：",
+  profile_puzzles: "残局：已解 {solved} / 已试 {tried} · 残局积分 {rating}",
+  profile_turning_one: "本周我的牌局中有 {n} 个转折点",
+  profile_turning_other: "本周我的牌局中有 {n} 个转折点",
 };
 
 const DE = {
@@ -163,6 +169,9 @@ const DE = {
   puzzle_failed: "✗ Dieser Zug gibt den Sieg aus der Hand.",
   puzzle_rating_change: "Rätselwertung {before} → {after} ({delta}).",
   puzzle_line: "Der Gewinnweg:",
+  profile_puzzles: "Rätsel: {solved} von {tried} gelöst · Rätselwertung {rating}",
+  profile_turning_one: "{n} Wendepunkt in meinen Spielen diese Woche",
+  profile_turning_other: "{n} Wendepunkte in meinen Spielen diese Woche",
 };
 
 const ID = {
@@ -217,6 +226,9 @@ const ID = {
   puzzle_failed: "✗ Langkah itu melepas kemenangan.",
   puzzle_rating_change: "Peringkat teka-teki {before} → {after} ({delta}).",
   puzzle_line: "Jalur kemenangan:",
+  profile_puzzles: "Teka-teki: {solved} terpecahkan dari {tried} dicoba · rating teka-teki {rating}",
+  profile_turning_one: "{n} titik balik saya dalam permainan minggu ini",
+  profile_turning_other: "{n} titik balik saya dalam permainan minggu ini",
 };
 
 export const REVIEW_WORDS = Object.freeze({ en: EN, zh: ZH, de: DE, id: ID });

@@ -92,6 +92,13 @@ export function renderProfile() {
         ? ""
         : t("not_rated")
       : `${t("rating")}: ${ratingText(you.rating)} · ${t("rated_matches", { n: you.rating.matches })}`;
+  const puzzles = data.puzzles ?? null;
+  $("profile-puzzles").hidden = puzzles === null;
+  if (puzzles !== null) {
+    const line = t("profile_puzzles", { solved: puzzles.solved, tried: puzzles.tried, rating: puzzles.rating });
+    const turns = puzzles.turning_points_week;
+    $("profile-puzzles").textContent = turns ? `${line} · ${t("profile_turning", { n: turns })}` : line;
+  }
   drawTrend($("profile-trend"), data.rating_history ?? []);
   fillStats(data);
   keepingFocus(() => {
