@@ -108,9 +108,23 @@ class Reviewer:
             await self._idle.wait()
 
     def shutdown(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        """Stop the review process at once, a job in it too. A review or a mining job runs
+        for seconds (one of a long match, on a loaded machine, outlasted the 20 s a server
+        is given to stop): waiting for it would hold the process's exit, and the work is
+        not lost for good (an asker asks again, another process reviews it; mining is
+        best-effort)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        # (ProcessPoolExecutor has no public way to end a running job before Python 3.14's
+        # terminate_workers: its workers by the attribute CPython keeps them in; a worker
+        # ended makes the pool broken, and its shutdown then waits for nothing)
+        processes: dict[int, multiprocessing.process.BaseProcess] = (
+            getattr(executor, "_processes", None) or {}
+        )
+        for process in list(processes.values()):
+            process.terminate()
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 class Reviews:
