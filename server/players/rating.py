@@ -107,8 +107,9 @@ def provisional(rating: Rating) -> bool:
 
 
 def tier(shown: int) -> str:
-    """The tier of a shown rating: the highest whose least points it reaches."""
-    return next(name for name, least in reversed(TIERS) if shown >= least)
+    """The tier of a shown rating: the highest whose least points it reaches; the lowest for
+    a rating below zero (a long run of losses against stronger players can take it there)."""
+    return next((name for name, least in reversed(TIERS) if shown >= least), TIERS[0][0])
 
 
 #: The landlord's pseudo-teammate: average skill, almost certain (it takes no update).

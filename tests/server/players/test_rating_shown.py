@@ -107,3 +107,20 @@ async def test_a_quick_match_shows_each_rated_persons_tier_at_the_table() -> Non
             assert [v.tier for v in views] == [tier(points(rating))] * 3
         # a player never rated shows none
         assert await lob.app.ladder.tiers_of(["p0000000000000000"]) == {}
+
+
+def test_the_tiers_start_at_their_least_points_and_a_rating_below_zero_is_bronze() -> None:
+    assert [tier(p) for p in (0, 1299, 1300, 1449, 1450, 1600, 1750, 1899, 1900, 3000)] == [
+        "bronze",
+        "bronze",
+        "silver",
+        "silver",
+        "gold",
+        "platinum",
+        "diamond",
+        "diamond",
+        "master",
+        "master",
+    ]
+    # (ten losses in a row against far stronger players reach it: the ladder's e2e test did)
+    assert tier(points(Rating(NEW.mu - 40, 1.0))) == "bronze"
