@@ -15,6 +15,7 @@
     ddz [--server URL] [--json] profile [--page N]  (your record, your matches paged)
     ddz [--server URL] key [--new | --use CODE | --forget]  (your player key)
     ddz [--server URL] [--json] top          (print the ladder and your place on it)
+    ddz [--server URL] [--json] puzzle [--daily | --id ID]  (a puzzle against the solver)
     ddz ... --auto LEVEL --again practice ... (headless: play one rematch after the match)
     ddz solve FIRST SECOND [--beat PLAY] [--json]  (open hands solved exactly; no server)
     ddz solve --landlord H --farmer1 H --farmer2 H [--turn SEAT] [--beat PLAY --by SEAT]
@@ -284,6 +285,19 @@ def build_parser() -> argparse.ArgumentParser:
         "and your place, as the session saved for this server. --json prints the server's "
         "message.",
     )
+    puzzle = sub.add_parser(
+        "puzzle",
+        help="play a puzzle (残局) cut from real deals, against the server's solver",
+        description="Play a puzzle: an open position where your side can force the win with "
+        "one move only. Type your side's moves (cards as 33 4, or pass); the server answers "
+        "with the defence that lasts longest. A move that lets the win go ends it and shows "
+        "the winning line. Your first try at a puzzle changes your puzzle rating (and the "
+        "puzzle's). Exit status 0 when solved, 1 when failed. --json prints the server's "
+        "messages.",
+    )
+    which = puzzle.add_mutually_exclusive_group()
+    which.add_argument("--daily", action="store_true", help="the day's puzzle (the same for all)")
+    which.add_argument("--id", dest="puzzle_id", default=None, help="the puzzle with this id")
     add_solve_parser(sub)
     return parser
 
@@ -352,6 +366,8 @@ def _options(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> Options
         key_action=_key_action(ns),
         key_code=getattr(ns, "use", None),
         review_deal=getattr(ns, "deal", None) if ns.mode == "review" else None,
+        puzzle_daily=getattr(ns, "daily", False) if ns.mode == "puzzle" else False,
+        puzzle_id=getattr(ns, "puzzle_id", None) if ns.mode == "puzzle" else None,
     )
 
 
@@ -390,6 +406,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from client.key_command import run_key
 
             return asyncio.run(run_key(opts, sys.stdout, sys.stderr))
+        if opts.mode == "puzzle":
+            from client.puzzle_command import run_puzzle
+
+            return asyncio.run(run_puzzle(opts, sys.stdin, sys.stdout, sys.stderr))
         if opts.mode in ("list", "replay", "review", "history", "profile", "key", "top"):
             from client.headless import run_query
 

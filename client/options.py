@@ -38,6 +38,7 @@ Mode = Literal[
     "profile",
     "key",
     "top",
+    "puzzle",
 ]
 KeyAction = Literal["show", "new", "use", "forget"]
 
@@ -80,6 +81,9 @@ class Options:
     key_action: KeyAction = "show"
     key_code: str | None = None
     review_deal: int | None = None
+    #: ``puzzle``: the day's puzzle, or one by its id (neither: the next near my rating).
+    puzzle_daily: bool = False
+    puzzle_id: str | None = None
 
     @property
     def headless(self) -> bool:

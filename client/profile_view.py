@@ -47,6 +47,12 @@ def profile_lines(
         n = len(profile.rating_history)
         graph = history_line(profile.rating_history)
         lines.append([(DIM, "rating trend "), ("", graph), (DIM, f"  (last {n} rated)")])
+    if profile.puzzles is not None:
+        p = profile.puzzles
+        text = f"{p.solved} solved of {p.tried} tried, puzzle rating {p.rating}"
+        lines.append([(DIM, "puzzles      "), ("", text)])
+        week = f"{p.turning_points_week} (moves that threw a won position away: ddz review)"
+        lines.append([(DIM, "turning pts  "), ("", week), (DIM, "  this week")])
     lines.append([(DIM, "matches won  "), ("", modes)])
     lines.append(
         [

@@ -109,6 +109,6 @@ def self_play(deals: int, seed: int, level: str = "normal") -> list[dict[str, An
     return records
 
 
-def mine_self_play(deals: int, seed: int, seconds: float) -> dict[str, Any]:
-    """``mine_match`` of a bots' match of ``deals`` deals from ``seed`` (no person's)."""
-    return mine_match(self_play(deals, seed), seconds)
+def mine_self_play(deals: int, seed: int, seconds: float, level: str = "easy") -> dict[str, Any]:
+    """``mine_match`` of a ``level`` bots' match of ``deals`` deals from ``seed``."""
+    return mine_match(self_play(deals, seed, level), seconds)

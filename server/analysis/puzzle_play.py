@@ -169,10 +169,12 @@ def answer(position: Position, side: Side, move: Play | None, limit: int = ANSWE
     if after is None:
         return Answer((played,), None, "solved")
     if _lost(after, side, limit):
-        return Answer((played,), None, "failed", tuple(winning_line(position, side)))
+        return Answer((played,), None, "failed", tuple(winning_line(position, side, limit)))
     defence, now = defend(after, side, limit)
     if now is None:  # (the defence went out: the win was not forced after all)
-        return Answer((played, *defence), None, "failed", tuple(winning_line(position, side)))
+        return Answer(
+            (played, *defence), None, "failed", tuple(winning_line(position, side, limit))
+        )
     return Answer((played, *defence), now, "going")
 
 

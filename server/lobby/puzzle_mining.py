@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.analysis.mining import mine_match, mine_self_play
@@ -44,8 +44,6 @@ SEED_DEALS_PER_JOB = 3
 #: The bots whose self-play is mined: the easy ones miss more, so their deals hold more.
 SEED_LEVEL = "easy"
 
-Run = Callable[..., Any]
-
 
 class Miner:
     """Mines closed rooms and start-up self-play in the review worker (see the module).
@@ -58,7 +56,7 @@ class Miner:
         reviewer: Reviewer,
         seconds: float,
         clock: Callable[[], float],
-        run: Callable[..., asyncio.Future[Any]] | None = None,
+        run: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.store = store
         self.puzzles = puzzles
@@ -70,8 +68,9 @@ class Miner:
         self._seeds: deque[int] = deque()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        #: Jobs done and puzzles newly stored (for logs and tests).
+        #: Jobs done, jobs failed and puzzles newly stored (for logs and tests).
         self.jobs = 0
+        self.failed = 0
         self.found = 0
 
     # --- what to mine ----------------------------------------------------------------
@@ -121,6 +120,7 @@ class Miner:
             except asyncio.CancelledError:
                 raise
             except Exception:  # a job that failed is dropped; the loop goes on
+                self.failed += 1
                 log.exception("a puzzle mining job failed")
 
     async def step(self) -> int:

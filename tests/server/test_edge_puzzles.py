@@ -5,10 +5,14 @@ and every bad move refused with its code, changing nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+import pytest
 
 from protocol.cards import Rank
 from protocol.errors import ErrorCode
+from protocol.events import MatchEnded
 from protocol.messages import (
     Error,
     GetProfile,
@@ -18,6 +22,8 @@ from protocol.messages import (
     PuzzleMove,
     PuzzlePosition,
     PuzzleReply,
+    RoomClosed,
+    StartPractice,
 )
 from protocol.plays import classify
 from server.analysis.puzzle_play import winning_line
@@ -27,7 +33,7 @@ from server.players.puzzle_rating import seed, shown
 from server.store.puzzles import PuzzleEntry
 from tests.server.analysis.test_puzzles import PUZZLE
 from tests.server.test_after_match import answer
-from tests.server.wire import RunningServer, WireClient, running_server, wire_client
+from tests.server.wire import AutoSeat, RunningServer, WireClient, running_server, wire_client
 
 KEY = puzzle_key(PUZZLE)
 PID = puzzle_id(KEY)
@@ -194,3 +200,66 @@ async def test_a_farmers_puzzle_is_played_with_both_farmers(redis_url: str) -> N
         seats = {m.seat for r in replies for m in r.moves[:1]}
         assert seats <= {1, 2}
         assert all(m.seat == 0 for r in replies for m in r.moves[1:])
+
+
+async def jobs_done(srv: RunningServer, n: int, timeout: float = 180.0) -> None:
+    """Until the miner has done ``n`` jobs."""
+
+    async def done() -> None:
+        while srv.app.miner.jobs + srv.app.miner.failed < n:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(done(), timeout)
+
+
+@pytest.mark.slow
+async def test_puzzles_mined_in_the_review_process_carry_no_name_and_no_code(
+    redis_url: str,
+) -> None:
+    async with (
+        running_server(
+            redis_url, bot_speed="instant", puzzle_mine_seconds=8.0, rate_burst=1000
+        ) as srv,
+        wire_client(srv.url, "Zelda Quux") as (zelda, welcome),
+    ):
+        # a practice match of Zelda's, mined as it closes
+        seat = AutoSeat(zelda)
+        await zelda.send(StartPractice(deals=1, speed="instant"))
+        await seat.until(MatchEnded, 60)
+        await zelda.recv_type(RoomClosed, 10)
+        assert seat.state is not None
+        code = seat.state.room.code
+        # and the bots' self-play from a seed whose three deals hold a puzzle
+        srv.app.miner.queue_seed(3, 4)
+        await jobs_done(srv, 2)
+        assert srv.app.miner.failed == 0
+        assert srv.app.miner.found >= 1
+        data = await answer(zelda, GetPuzzle(), PuzzleData)
+        assert isinstance(data, PuzzleData)
+        assert set(PuzzleData.model_fields) == {
+            "type",
+            "puzzle_id",
+            "position",
+            "side",
+            "min_plays",
+            "rating",
+            "your_rating",
+            "daily",
+            "tried",
+            "own",
+        }
+        told = data.model_dump_json()
+        redis = srv.app.store.redis  # type: ignore[attr-defined]
+        keys = srv.app.store.keys  # type: ignore[attr-defined]
+        held = [told]
+        for key in await redis.keys(keys.puzzles("*")):
+            kind = await redis.type(key)
+            if kind == b"hash":
+                held += [repr(v) for v in (await redis.hgetall(key)).values()]
+            elif kind == b"zset":
+                held += [repr(m) for m in await redis.zrange(key, 0, -1)]
+            else:
+                held.append(repr(await redis.get(key)))
+        for text in held:
+            for secret in (code, "Zelda", welcome.player_id, welcome.token):
+                assert secret not in text

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol.cards import Rank
-from server.analysis import review
+from server.analysis import puzzles, review
 from server.analysis.review import Position, solve
 from server.bots.base import BotPolicy, decide, policy_for
 from server.game.commands import Command, Pass, PlayCards
@@ -95,3 +95,36 @@ class Thrower:
             return None
         best = solution.winning_moves[0] if solution.winning_moves else position.options()[0]
         return command_of(seat, None if best is None else best.cards)
+
+
+class Misser:
+    """A script: bots play until at most ``cards`` are left in the three hands; then, the
+    first time the seat on turn faces a puzzle (one winning move, three plays or more), it
+    plays another move (``missed``: the deal number, the decision's index in its play, the
+    puzzle); from then on every seat plays best, so the other side wins that deal."""
+
+    def __init__(self, cards: int = 14) -> None:
+        self.cards = cards
+        self.missed: tuple[int, int, puzzles.Puzzle] | None = None
+        self.deal_no = 0
+        self.index = 0
+
+    def __call__(self, match: Match, seat: int) -> Command | None:
+        if match.deal_no != self.deal_no:
+            self.deal_no, self.index = match.deal_no, 0
+        self.index += 1
+        if sum(len(h) for h in match.deal.hands) > self.cards:
+            return None
+        position = position_of(match)
+        if self.missed is not None:
+            if self.missed[0] != match.deal_no:
+                return None
+            solution = solve(position)
+            best = solution.winning_moves[0] if solution.winning_moves else position.options()[0]
+            return command_of(seat, None if best is None else best.cards)
+        for option in position.options():
+            puzzle = puzzles.puzzle_at(position, option)
+            if puzzle is not None:
+                self.missed = (match.deal_no, self.index - 1, puzzle)
+                return command_of(seat, None if option is None else option.cards)
+        return None
