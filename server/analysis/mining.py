@@ -27,7 +27,10 @@ from server.game.match import Match, MatchConfig
 
 
 def mine_match(
-    records: Iterable[dict[str, Any]], seconds: float, limit: int = NODE_LIMIT
+    records: Iterable[dict[str, Any]],
+    seconds: float,
+    limit: int = NODE_LIMIT,
+    nodes: int | None = None,
 ) -> dict[str, Any]:
     """The puzzles and turning points of a match's finished deals, as JSON data:
     ``puzzles``: ``{"id", "key", "side", "answer", "min_plays", "seats"}`` (``seats``: the
@@ -41,7 +44,7 @@ def mine_match(
         if deal.winner is None:
             continue
         deals += 1
-        review = review_deal(deal, Budget(seconds=seconds, nodes=None))
+        review = review_deal(deal, Budget(seconds=seconds, nodes=nodes))
         for index, (step, decision) in enumerate(zip(deal.steps, review.decisions, strict=True)):
             if not decision.turning:
                 continue

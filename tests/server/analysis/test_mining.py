@@ -11,6 +11,9 @@ from tests.server.analysis.helpers import Misser, journaled_match
 
 #: A seed whose one deal reaches a puzzle the script misses (found by trying seeds).
 SEED = 13
+#: The review's reach here: in positions searched, not seconds (the same reach on any
+#: machine, however loaded; 100,000 already reach the missed puzzle, in 0.3 s)
+NODES = 300_000
 
 
 def test_a_deal_whose_player_missed_a_puzzle_gives_it_with_its_side_and_turning_point() -> None:
@@ -21,7 +24,7 @@ def test_a_deal_whose_player_missed_a_puzzle_gives_it_with_its_side_and_turning_
     (deal,) = played_deals(records)
     step = deal.steps[index]
     seat = step.position.turn
-    found = mine_match(records, seconds=30.0)
+    found = mine_match(records, seconds=600.0, nodes=NODES)
     assert found["deals"] == 1
     (mined,) = [p for p in found["puzzles"] if p["key"] == puzzle.key]
     assert mined["id"] == puzzle_id(puzzle.key)

@@ -15,7 +15,7 @@ from server.rooms.room import Room, Seat
 from server.store.memory import MemoryRedis, MemoryStore
 from server.store.memory_puzzles import MemoryPuzzles
 from tests.server.analysis.helpers import Misser, journaled_match
-from tests.server.analysis.test_mining import SEED
+from tests.server.analysis.test_mining import NODES, SEED
 
 
 class Log:
@@ -32,6 +32,11 @@ class Log:
 
 async def inline(fn: Any, *args: Any) -> Any:
     return fn(*args)
+
+
+async def inline_by_nodes(fn: Any, *args: Any) -> Any:
+    """A mining job here, its review's reach in positions (``NODES``), not seconds."""
+    return fn(*args, nodes=NODES)
 
 
 def room_of(code: str, people: dict[int, str]) -> Room:
@@ -51,7 +56,7 @@ async def test_a_closed_room_is_mined_once_its_puzzle_marked_for_who_missed_it()
     assert misser.missed is not None
     _, index, puzzle = misser.missed
     missed_by = played_deals(records)[0].steps[index].position.turn
-    mined = mine_match(records, 30.0)
+    mined = mine_match(records, 600.0, nodes=NODES)
     (found,) = [p for p in mined["puzzles"] if p["key"] == puzzle.key]
     losers = found["seats"]
     winner = next(s for s in range(3) if s not in losers)
@@ -59,7 +64,7 @@ async def test_a_closed_room_is_mined_once_its_puzzle_marked_for_who_missed_it()
     people = {missed_by: "p-lost", winner: "p-won"}
     puzzles = MemoryPuzzles(MemoryStore(MemoryRedis()))
     log = Log(records)
-    miner = Miner(log, puzzles, Reviewer(1.0), 30.0, lambda: 5000.0, run=inline)  # type: ignore[arg-type]
+    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=inline_by_nodes)  # type: ignore[arg-type]
 
     await miner.apply(room_of("K7Q2XW", people))
     await miner.apply(room_of("K7Q2XW", people))  # settled twice: queued once
