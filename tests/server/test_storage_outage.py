@@ -513,7 +513,11 @@ async def test_a_stopped_redis_known_down_is_answered_at_once_and_the_clock_stop
                 began = time.monotonic()
                 await watcher.send(ListRooms())  # a lobby request, of a session opened before
                 error = await got(watcher, Error, marks[id(watcher)])
-                assert time.monotonic() - began < AT_ONCE, time.monotonic() - began
+                took = time.monotonic() - began
+                # (what came, and after what, said with the time: it once took 2.0 s in a
+                # full run, the Redis reply timeout, and never alone)
+                seen = [type(m).__name__ for m in watcher.received[marks[id(watcher)] :]]
+                assert took < AT_ONCE, (took, error, seen)
                 assert error.code == ErrorCode.STORAGE_UNAVAILABLE
 
                 marks = {id(c): len(c.received) for c in (player, watcher)}
