@@ -21,48 +21,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.cards import Rank
-from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest, Request
+from server.analysis.mining import journaled_match as self_play
 from server.analysis.puzzles import mine
 from server.analysis.review import Budget, played_deals, review_deal
-from server.bots.base import BotPolicy, decide, policy_for
-from server.game.commands import Bid, Command, Pass, PlayCards, Ready
-from server.game.journal import RecordingRandom, command_record, start_record
-from server.game.match import Match, MatchConfig
-
-
-def _command(seat: int, request: Request) -> Command:
-    if isinstance(request, BidRequest):
-        return Bid(seat, request.value)
-    if isinstance(request, PassRequest):
-        return Pass(seat)
-    if isinstance(request, PlayRequest):
-        return PlayCards(seat, tuple(Rank(r) for r in request.ranks))
-    if isinstance(request, ReadyRequest):
-        return Ready(seat)
-    raise AssertionError(f"a bot sent {request!r}")
-
-
-def self_play(policies: Sequence[BotPolicy], deals: int, seed: int) -> list[dict[str, Any]]:
-    """A match played by ``policies``, as its journal."""
-    records: list[dict[str, Any]] = []
-    rng = RecordingRandom(random.Random(seed), records)
-    config = MatchConfig(deals=deals)
-    records.append(start_record(config, None, 0.0))
-    match, _ = Match.start(config, rng, 0.0)
-    while match.phase != "over":
-        for seat in range(3):
-            request = decide(policies[seat], match.view_for(seat, 0.0))
-            if request is not None:
-                command = _command(seat, request)
-                records.append(command_record(command, 0.0))
-                match.apply(command, 0.0, rng)
-                break
-    return records
+from server.bots.base import BotPolicy, policy_for
 
 
 def _policy(level: str, seed: int) -> BotPolicy:

@@ -12,7 +12,7 @@ process sends it back.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from protocol.cards import Rank, format_cards
@@ -20,7 +20,7 @@ from protocol.messages import BidRequest, PassRequest, PlayRequest, ReadyRequest
 from protocol.plays import classify
 from server.analysis.puzzles import NODE_LIMIT, min_plays, puzzle_at, puzzle_id
 from server.analysis.review import Budget, played_deals, review_deal
-from server.bots.base import decide, policy_for
+from server.bots.base import BotPolicy, decide, policy_for
 from server.game.commands import Bid, Command, Pass, PlayCards, Ready
 from server.game.journal import RecordingRandom, command_record, start_record
 from server.game.match import Match, MatchConfig
@@ -76,7 +76,8 @@ def mine_match(
     return {"puzzles": list(puzzles.values()), "turning": turning, "deals": deals}
 
 
-def _command(seat: int, request: Request) -> Command:
+def command_for(seat: int, request: Request) -> Command:
+    """The game command a bot's request becomes, as the server turns a person's."""
     if isinstance(request, BidRequest):
         return Bid(seat, request.value)
     if isinstance(request, PassRequest):
@@ -93,9 +94,14 @@ def self_play(deals: int, seed: int, level: str = "normal") -> list[dict[str, An
     a room journals it (the start, every command, every draw)."""
     if level not in ("easy", "normal"):
         raise ValueError(f"self-play is by the easy or normal bots, not {level}")
+    policies = [policy_for(level, random.Random(seed * 3 + s)) for s in range(3)]
+    return journaled_match(policies, deals, seed)
+
+
+def journaled_match(policies: Sequence[BotPolicy], deals: int, seed: int) -> list[dict[str, Any]]:
+    """A match played by ``policies`` from ``seed``, as its journal."""
     records: list[dict[str, Any]] = []
     rng = RecordingRandom(random.Random(seed), records)
-    policies = [policy_for(level, random.Random(seed * 3 + s)) for s in range(3)]
     config = MatchConfig(deals=deals)
     records.append(start_record(config, None, 0.0))
     match, _ = Match.start(config, rng, 0.0)
@@ -103,7 +109,7 @@ def self_play(deals: int, seed: int, level: str = "normal") -> list[dict[str, An
         for seat in range(3):
             request = decide(policies[seat], match.view_for(seat, 0.0))
             if request is not None:
-                command = _command(seat, request)
+                command = command_for(seat, request)
                 records.append(command_record(command, 0.0))
                 match.apply(command, 0.0, rng)
                 break
