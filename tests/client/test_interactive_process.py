@@ -37,6 +37,10 @@ def test_the_client_exits_when_the_pipe_it_writes_to_closes(server: str) -> None
         lines = [proc.stdout.readline() for _ in range(3)]  # what `head -3` reads
         assert lines[0].startswith(b"ddz: connected"), lines
         proc.stdout.close()  # `head` exits: the pipe's reader is gone
+        # and the person types a command, whose answer is the next write (on a loaded
+        # machine everything ddz had to say may have gone into the pipe's buffer before it
+        # closed: ddz, waiting for players, would write nothing more, like any program)
+        os.write(primary, b"help\r")
         started = time.monotonic()
         status = proc.wait(EXIT_WITHIN)
         took = time.monotonic() - started
