@@ -126,7 +126,7 @@ class App:
         seating = Seating(lobby)
         self.records = Records(lobby)
         #: Reviews of finished matches, computed in a process of their own.
-        self.reviewer = Reviewer(settings.review_seconds)
+        self.reviewer = Reviewer(settings.review_seconds, settings.review_niceness)
         #: Ratings: read, noted as a quick match starts, applied as it ends; the ladder.
         self.ladder = Ladder(lobby, rating_store(store))
         # a closed room's rating changes go the records' crash-proof way: applied as the
@@ -136,7 +136,14 @@ class App:
         #: (in the review process), and from the bots' self-play at the start when asked.
         puzzles = puzzle_store(store)
         self.puzzles = Puzzles(lobby, puzzles)
-        self.miner = Miner(store, puzzles, self.reviewer, settings.puzzle_mine_seconds, clock)
+        self.miner = Miner(
+            store,
+            puzzles,
+            self.reviewer,
+            settings.puzzle_mine_seconds,
+            clock,
+            nodes=settings.puzzle_mine_nodes or None,
+        )
         self.bookkeeping.room_appliers.append(self.miner)
         self.queue = Queue(lobby, seating, self.ladder)
         self.matcher = self.queue.matcher

@@ -70,7 +70,9 @@ class Settings:
     bot_queue_limit: int = 16
     bot_workers: int = 0
     review_seconds: float = 8.0
+    review_niceness: int = 10
     puzzle_mine_seconds: float = 2.0
+    puzzle_mine_nodes: int = 0
     puzzle_seed_deals: int = 0
     bot_pool_start: str = "warm"
     max_watchers: int = 50
@@ -232,10 +234,20 @@ _HELP: dict[str, tuple[str, str]] = {
         "DDZ_REVIEW_SECONDS",
         "seconds of one core the exact solver may spend on each deal of a match's review",
     ),
+    "review_niceness": (
+        "DDZ_REVIEW_NICENESS",
+        "niceness added to the process of reviews and puzzle mining, so that the rooms and the"
+        " strong bots' decisions take the CPU first (0 to 19; 0: the server's own priority)",
+    ),
     "puzzle_mine_seconds": (
         "DDZ_PUZZLE_MINE_SECONDS",
         "seconds of one core the solver may spend on each deal of a closed match when mining"
         " it for puzzles, in the background (0: closed matches are not mined)",
+    ),
+    "puzzle_mine_nodes": (
+        "DDZ_PUZZLE_MINE_NODES",
+        "positions the solver may search in each deal when mining, besides its seconds: the"
+        " same puzzles found on a busy machine as on an idle one (0: no bound in positions)",
     ),
     "puzzle_seed_deals": (
         "DDZ_PUZZLE_SEED_DEALS",
@@ -332,6 +344,10 @@ def load_settings(
         parser.error("--tls-cert and --tls-key go together")
     if not 0 <= parsed.puzzle_mine_seconds <= 60:
         parser.error("--puzzle-mine-seconds must be from 0 to 60")
+    if not 0 <= parsed.review_niceness <= 19:
+        parser.error("--review-niceness must be from 0 to 19")
+    if parsed.puzzle_mine_nodes < 0:
+        parser.error("--puzzle-mine-nodes must be 0 or more")
     if not 0 <= parsed.puzzle_seed_deals <= 100_000:
         parser.error("--puzzle-seed-deals must be from 0 to 100000")
     return Settings(**vars(parsed))

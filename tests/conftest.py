@@ -29,6 +29,12 @@ _MARKER = pytest.StashKey[str]()
 # few tests seat a strong bot, and a warm pool costs each server start two interpreters.
 # The tests of the pool itself and of the server's children ask for ``warm`` explicitly.
 os.environ.setdefault("DDZ_BOT_POOL_START", "lazy")
+# Nor do they mine the matches they close for puzzles (seconds of a core per deal, in the
+# background, beside every other test's work: the tests of mining ask for it), and their
+# review process runs at the server's priority: niced under the suite's load, it waited for
+# idle CPU, and a review test's time was the machine's load (113 s for 6 s of work).
+os.environ.setdefault("DDZ_PUZZLE_MINE_SECONDS", "0")
+os.environ.setdefault("DDZ_REVIEW_NICENESS", "0")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

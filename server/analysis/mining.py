@@ -118,6 +118,8 @@ def journaled_match(policies: Sequence[BotPolicy], deals: int, seed: int) -> lis
     return records
 
 
-def mine_self_play(deals: int, seed: int, seconds: float, level: str = "easy") -> dict[str, Any]:
+def mine_self_play(
+    deals: int, seed: int, seconds: float, level: str = "easy", nodes: int | None = None
+) -> dict[str, Any]:
     """``mine_match`` of a ``level`` bots' match of ``deals`` deals from ``seed``."""
-    return mine_match(self_play(deals, seed, level), seconds)
+    return mine_match(self_play(deals, seed, level), seconds, nodes=nodes)

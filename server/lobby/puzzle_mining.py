@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.analysis.mining import mine_match, mine_self_play
+from server.analysis.puzzles import NODE_LIMIT
 from server.lobby.reviews import Reviewer
 from server.lobby.stores import PuzzleStore, RecordStore
 from server.players.puzzle_rating import seed as seed_rating
@@ -46,7 +47,8 @@ SEED_LEVEL = "easy"
 
 
 class Miner:
-    """Mines closed rooms and start-up self-play in the review worker (see the module).
+    """Mines closed rooms and start-up self-play in the review worker (see the module),
+    each deal under ``seconds`` of the solver and, when given, ``nodes`` positions.
     ``run``: how a job runs (the review worker's executor; a test may run it here)."""
 
     def __init__(
@@ -57,11 +59,13 @@ class Miner:
         seconds: float,
         clock: Callable[[], float],
         run: Callable[..., Awaitable[Any]] | None = None,
+        nodes: int | None = None,
     ) -> None:
         self.store = store
         self.puzzles = puzzles
         self.reviewer = reviewer
         self.seconds = seconds
+        self.nodes = nodes
         self.clock = clock
         self._run = run
         self._rooms: deque[tuple[str, dict[int, str]]] = deque(maxlen=QUEUE_MAX)
@@ -128,12 +132,12 @@ class Miner:
         if self._rooms:
             code, people = self._rooms.popleft()
             records = await self.store.read_log(code)
-            found = await self._job(mine_match, records, self.seconds)
+            found = await self._job(mine_match, records, self.seconds, NODE_LIMIT, self.nodes)
             return await self.keep(found, people, code)
         if self._seeds:
             seed = self._seeds.popleft()
             found = await self._job(
-                mine_self_play, SEED_DEALS_PER_JOB, seed, self.seconds, SEED_LEVEL
+                mine_self_play, SEED_DEALS_PER_JOB, seed, self.seconds, SEED_LEVEL, self.nodes
             )
             return await self.keep(found, {}, None)
         return 0

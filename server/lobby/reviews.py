@@ -47,15 +47,16 @@ log = logging.getLogger(__name__)
 
 #: Reviews waiting or running in the worker at once; past it a request is refused (busy).
 QUEUE_MAX = 4
-#: Niceness added to the worker: decisions and messages go first.
+#: Niceness added to the worker by default (``--review-niceness``): decisions and messages
+#: go first.
 NICENESS = 10
 
 
-def _warm(parent: int) -> None:
+def _warm(parent: int, niceness: int) -> None:
     """Worker start: die with the server, leave Ctrl-C to it, yield the CPU to it."""
     die_with_parent(parent)
     ignore_interrupts()
-    os.nice(NICENESS)
+    os.nice(niceness)
     import server.analysis.review  # noqa: F401
 
 
@@ -66,10 +67,12 @@ def compute(records: list[dict[str, Any]], seconds: float) -> bytes:
 
 
 class Reviewer:
-    """The one review process (started on first use, stopped by ``shutdown``)."""
+    """The one review process (started on first use, stopped by ``shutdown``), ``niceness``
+    below the server."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, niceness: int = NICENESS) -> None:
         self.seconds = seconds
+        self.niceness = niceness
         self._executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
         #: Set while nothing waits or runs in the worker (background mining waits for it).
@@ -81,7 +84,7 @@ class Reviewer:
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm,
-                initargs=(os.getpid(),),
+                initargs=(os.getpid(), self.niceness),
             )
         return self._executor
 

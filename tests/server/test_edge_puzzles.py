@@ -202,6 +202,10 @@ async def test_a_farmers_puzzle_is_played_with_both_farmers(redis_url: str) -> N
         assert all(m.seat == 0 for r in replies for m in r.moves[1:])
 
 
+#: Positions each mined deal may search: seed 4 holds a puzzle found within them.
+MINE_NODES = 30_000
+
+
 async def jobs_done(srv: RunningServer, n: int, timeout: float = 180.0) -> None:
     """Until the miner has done ``n`` jobs."""
 
@@ -218,7 +222,13 @@ async def test_puzzles_mined_in_the_review_process_carry_no_name_and_no_code(
 ) -> None:
     async with (
         running_server(
-            redis_url, bot_speed="instant", puzzle_mine_seconds=8.0, rate_burst=1000
+            redis_url,
+            bot_speed="instant",
+            # bounded in positions, not in seconds a loaded machine would cut short: the
+            # same puzzles found on any machine, in a second or two of the review process
+            puzzle_mine_seconds=60.0,
+            puzzle_mine_nodes=MINE_NODES,
+            rate_burst=1000,
         ) as srv,
         wire_client(srv.url, "Zelda Quux") as (zelda, welcome),
     ):

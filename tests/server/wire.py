@@ -51,6 +51,9 @@ async def running_server(
     # (its strong bots' processes start with the first strong decision: few tests have
     # one, and starting them with each of these servers cost about a second each)
     overrides.setdefault("bot_pool_start", "lazy")
+    # (see tests/conftest.py: no background mining, reviews at the server's priority)
+    overrides.setdefault("puzzle_mine_seconds", 0.0)
+    overrides.setdefault("review_niceness", 0)
     settings = replace(Settings(port=free_port(), redis_url=redis_url), **overrides)
     store = open_store(settings, redis_url)
     app = App(settings, store, addresses=AddressStore(store), rng=rng)

@@ -4,6 +4,7 @@ job: seconds each) is ended with it, not waited for."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from concurrent.futures.process import BrokenProcessPool
 
@@ -26,3 +27,19 @@ async def test_shutdown_ends_a_running_job_at_once() -> None:
         await job
     assert time.monotonic() - started < 30  # not the job's 40 s
     assert reviewer._executor is None
+
+
+def _niceness() -> int:
+    return os.nice(0)
+
+
+@pytest.mark.parametrize("niceness", [0, 7])
+async def test_the_worker_yields_the_cpu_by_the_niceness_asked(niceness: int) -> None:
+    """Reviews and mining run below the rooms (``--review-niceness``): a loaded machine
+    serves the players first."""
+    reviewer = Reviewer(seconds=8.0, niceness=niceness)
+    try:
+        worker = await asyncio.get_running_loop().run_in_executor(reviewer.executor(), _niceness)
+    finally:
+        reviewer.shutdown()
+    assert worker == os.nice(0) + niceness
