@@ -344,14 +344,16 @@ class Headless:
         )
 
     def rating_expected(self) -> bool:
-        """Whether the match just ended rates us: a quick match (or a rated room) with two
-        persons or more, in which we sat."""
+        """Whether the match just ended rates us: a rated room (a quick match, or a private
+        room created rated) with two persons or more, in which we sat. A quick match's
+        rematch is in a "quick" room that is not rated: no rating change comes for it (it
+        was waited for, ``RATING_WAIT`` seconds, after every such rematch)."""
         state = self.state
         if state is None or state.my_seat is None:
             return False
         room = state.room
         persons = sum(seat.kind == "person" for seat in room.seats)
-        return (room.mode == "quick" or room.rated) and persons >= 2
+        return room.rated and persons >= 2
 
     async def next_message(self) -> ServerMessage | None:
         """The next message; None when the wait for a rating's change is over."""

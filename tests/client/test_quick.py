@@ -51,9 +51,12 @@ from protocol.messages import (
     Queued,
     QueueLeft,
     QuickMatch,
+    RatingChanged,
+    RatingView,
     ReadyRequest,
     RoomList,
     RoomSummary,
+    SeatView,
     Snapshot,
 )
 from tests.client.conftest import QUICK_MATCH_WAIT
@@ -214,6 +217,28 @@ async def test_headless_quick_ends_when_refused_or_unqueued() -> None:
     link.feed(Queued(wait=1.0, waiting=1), QueueLeft())
     with pytest.raises(SessionEnded, match="left the quick-match queue"):
         await asyncio.wait_for(task, 5)
+
+
+@pytest.mark.parametrize("rated", [True, False])
+async def test_headless_waits_for_a_rating_change_only_after_a_rated_match(rated: bool) -> None:
+    """A quick match waits for its rating's change; its rematch (a "quick" room that is
+    not rated) ends at its result: no change comes for it (issue 31: each such rematch
+    waited the whole ``RATING_WAIT``)."""
+    two = room(your_seat=0, mode="quick").model_copy(update={"rated": rated})
+    two.seats[1] = SeatView(kind="person", name="bob", connected=True)
+    link = ScriptedLink(welcome())
+    driver = Headless(link, QUICK_OPTS, io.StringIO(), io.StringIO())
+    task = asyncio.create_task(driver.run())
+    await link.next_sent()
+    link.feed(Snapshot(room=two), a_match_end())
+    if rated:
+        await asyncio.sleep(0.2)
+        assert not task.done()  # waiting for its rating's change
+        change = RatingView(
+            points=1500, provisional=True, tier="bronze", rating=0.0, mu=25.0, sigma=8.3, matches=0
+        )
+        link.feed(RatingChanged(code=two.code, before=change, after=change))
+    assert await asyncio.wait_for(task, 2) == EXIT_OK
 
 
 # --- end to end ----------------------------------------------------------------------------

@@ -87,13 +87,18 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
 ) -> None:
     """Regression (issue 11, item 15): after a kill -9 and about 7 s down, a player came
     back at "0s left" and was passed by the clock. Here the server is down for longer than
-    the person's whole 4 s clock; back, it is still their turn with the time their clock
-    had left at the last save (all of it), and their own action is what the table gets (a
-    bid or a pass; or a play, when a bot's bid of 3 ended the bidding before their turn)."""
+    the person's whole 2 s clock; back, it is still their turn with the time their clock
+    had left at the last save (all of it: more than half of it, on a loaded machine), and
+    their own action is what the table gets (a bid or a pass; or a play, when a bot's bid
+    of 3 ended the bidding before their turn). The bots act at once (their pace is not
+    what this is about), and the server is down half a second longer than the clock: a
+    4 s clock and 2 s more took 9 s of real waiting."""
     prefix = unique_prefix()
     store = ["--redis-url", external_url() or redis_url, "--key-prefix", prefix]
-    clocks = ("--bid-timeout", "4", "--play-timeout", "4", "--ready-timeout", "4")
-    server = ServerProcess(free_port(), store, tmp_path / "server.log", *clocks)
+    clocks = ("--bid-timeout", "2", "--play-timeout", "2", "--ready-timeout", "2")
+    server = ServerProcess(
+        free_port(), store, tmp_path / "server.log", *clocks, "--bot-speed", "instant"
+    )
     url = f"ws://127.0.0.1:{server.port}"
     await server.start()
     try:
@@ -104,12 +109,12 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
                 await client.send(SeatBot(level="easy"))
             await client.send(ReadyRequest())
             turn: TurnStarted = await client.recv_type(TurnStarted)
-            while turn.seat != 0:  # the person's turn (the bots answer within a second)
+            while turn.seat != 0:  # the person's turn (the bots answer at once)
                 turn = await client.recv_type(TurnStarted)
             assert turn.deadline is not None
             left = turn.deadline - turn.server_time
             await server.kill()
-        await asyncio.sleep(left + 2.0)  # down longer than the time the seat had left
+        await asyncio.sleep(left + 0.5)  # down longer than the time the seat had left
         await server.start()
         async with wire_client(url, token=welcome.token) as (client, again):
             assert again.resumed
@@ -117,7 +122,7 @@ async def test_after_a_kill_9_the_seat_on_turn_still_has_its_time(
             table = snapshot.room.table
             assert table is not None and table.turn is not None and table.turn.seat == 0
             assert table.turn.deadline is not None
-            assert table.turn.deadline - table.turn.server_time > left - 2.0  # not "0s left"
+            assert table.turn.deadline - table.turn.server_time > left / 2  # not "0s left"
             # (a bid, or a play: a bot bidding 3 ahead of seat 0 ends the bidding)
             mine: BidMade | Passed | CardsPlayed
             if table.turn.may_pass:
