@@ -80,58 +80,18 @@ def is_phone(page: Any) -> bool:
     return bool(size and size["width"] < 600)
 
 
-#: Where to click an element as a person would: the middle of its box once it holds still
-#: (its box the same a frame later: a sheet sliding in moves its buttons), scrolled into
-#: view if it is not, on screen, usable (as LOOK) and the element a pointer there would hit
-#: (nothing covers it, as a sheet on its way out may). None at once if it is not usable at
-#: first; else looked at again every frame for up to 2 s, as Playwright's ``click`` waits
-#: (None if never). One round trip, where
-#: Playwright's ``click`` took several for the same checks (a tenth of a second a click:
-#: most of a match played by clicks).
-CLICK_POINT = """async (selector) => {
-  const frame = () => new Promise((done) => requestAnimationFrame(() => done(null)));
-  const until = performance.now() + 2000;
-  let last = null;
-  for (let first = true; ; first = false) {
-    const e = document.querySelector(selector);
-    const r = e && e.getBoundingClientRect();
-    const usable = !!e && e.checkVisibility() && getComputedStyle(e).visibility === 'visible'
-      && r.width > 0 && r.height > 0
-      && !e.matches(':disabled') && !e.closest('[aria-disabled="true"]');
-    if (!usable) {
-      if (first) return null;  // (as LOOK saw it: not worth a click)
-      last = null;
-    } else if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
-      e.scrollIntoView({ block: 'center', inline: 'center' });
-      last = null;
-    } else if (last && last.x === r.x && last.y === r.y
-               && last.width === r.width && last.height === r.height) {
-      const x = r.left + r.width / 2;
-      const y = r.top + r.height / 2;
-      const hit = document.elementFromPoint(x, y);
-      if (hit && (hit === e || e.contains(hit))) return [x, y];
-      last = null;
-    } else {
-      last = r;  // (still if the same after the next frame)
-    }
-    if (performance.now() > until) return null;
-    await frame();
-  }
-}"""
-
-
 def click(page: Any, selector: str) -> bool:
-    """Click (tap on a touch page) if the element is there, enabled and not covered; False
-    if not. A real mouse click (touch tap) at its middle: see CLICK_POINT."""
+    """Click (tap on a touch page) if the element is there and enabled; False if not."""
+    visible, usable = look(page, [selector])[selector]
+    el = page.query_selector(selector) if visible and usable else None
+    if el is None:
+        return False
     try:
-        point = page.evaluate(CLICK_POINT, selector)
-        if point is None:
-            return False
         if is_phone(page):
-            page.touchscreen.tap(*point)
+            el.tap(timeout=2000)
         else:
-            page.mouse.click(*point)
-    except Exception:  # the page moved on (navigated, closed) between the look and the click
+            el.click(timeout=2000)
+    except Exception:  # the screen moved on between the look and the click
         return False
     return True
 
