@@ -1,13 +1,12 @@
 """The leaderboard in the browser: the top 100 with place, name, rating and its uncertainty
 and rated matches, my own line marked (after a gap when I am below the top), my place said,
-the one line that says what a rating is; my rating in my profile; and after a rated quick
-match its change on the result sheet."""
+the one line that says what a rating is; my rating in my profile. (After a rated quick
+match its change on the result sheet: test_page_quick_social.py, on the quick match it
+plays.)"""
 
 from __future__ import annotations
 
-import random
 import re
-import time
 
 import redis
 
@@ -16,9 +15,8 @@ from server.store.codec import pack
 from server.store.keys import Keys
 from tests.web.browser import shoot
 from tests.web.conftest import OpenPage, StartServer
-from tests.web.driver import act, shown, state
-from tests.web.test_page_profile import key_of, keys_in, open_profile, prefix_of
-from tests.web.test_page_screens import shoot_all
+from tests.web.driver import state
+from tests.web.test_page_profile import open_profile, prefix_of
 
 #: "Rating 1500? → 1548? (+48) · Gold": the shown rating before and after (1500 to start,
 #: "?" while provisional), the signed change and the tier, a new tier said so (issue 34:
@@ -99,59 +97,3 @@ def test_the_leaderboard_and_my_place_below_the_top(
     assert page.inner_text("#profile-rating") == (
         "Rating: 1300 · Silver (skill 20.0 ± 1.5) · 12 rated matches"
     )
-
-
-def test_a_rated_quick_match_shows_the_rating_change(
-    web_server: StartServer, open_page: OpenPage, redis_url: str
-) -> None:
-    server = web_server("--quick-match-wait", "1", "--bot-speed", "instant")
-    ann, ann_frames = open_page(server.url)
-    bo, bo_frames = open_page(server.url, phone=True)
-    # each has one rated match behind them (a new player's rating): a tier to show
-    keys = Keys(prefix_of(server))
-    client = redis.Redis.from_url(redis_url)
-    try:
-        for page in (ann, bo):
-            rated: dict[str, str | float] = {"mu": 25.0, "sigma": 8.0, "matches": 1}
-            client.hset(keys.rating(state(page)["me"]["playerId"]), mapping=rated)
-    finally:
-        client.close()
-    ann.click("#quick-start")
-    bo.tap("#quick-start")
-    for page in (ann, bo):
-        page.wait_for_selector("#table:not([hidden])", timeout=20_000)
-        # the opponent's tier by their name (issue 34), never my own
-        page.wait_for_selector(".seat:not(.pos-0) .badge.tier:text-is('Gold')")
-        assert page.query_selector(".pos-0 .badge.tier") is None
-    shoot(bo, "quick-match-tiers-390x844")
-    watcher, watcher_frames = open_page(server.url)
-    watcher.fill("#code", state(ann)["room"]["code"])
-    watcher.click("#watch-btn")
-    watcher.wait_for_selector("#table:not([hidden])")
-    rng = random.Random(22)
-    deadline = time.monotonic() + 150
-    # the people bid 3 as soon as they may: a deal is rated only with a person on each side,
-    # so the bot must not be the landlord of every deal (it was, in one run in a few dozen)
-    while not all(shown(p, "#result") for p in (ann, bo)):
-        assert time.monotonic() < deadline, "the match did not end"
-        if not any([act(ann, rng, bid="#bid-3"), act(bo, rng, bid="#bid-3")]):
-            ann.wait_for_timeout(20)
-    for page in (ann, bo):
-        page.wait_for_selector("#result-rating:not([hidden])", timeout=30_000)
-        change = state(page)["ratingChange"]
-        assert change["code"] == state(page)["room"]["code"]
-        text = page.inner_text("#result-rating")
-        assert RATING_CHANGE.match(text), text
-        up = change["after"]["points"] >= change["before"]["points"]
-        assert ("(+" in text) == up
-        assert change["after"]["matches"] == 2  # (one before it)
-    shoot_all(ann, "result-rating")
-    # nobody's key reached another player or the watcher: each page's own came in its own
-    # welcome only
-    keys = {name: key_of(page) for name, page in (("ann", ann), ("bo", bo), ("w", watcher))}
-    frames = {"ann": ann_frames, "bo": bo_frames, "w": watcher_frames}
-    for name, got in frames.items():
-        for owner, key in keys.items():
-            assert key
-            found = keys_in(got, {key})
-            assert found == ([("welcome", key)] if owner == name else []), (name, owner)
