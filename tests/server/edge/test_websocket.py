@@ -31,6 +31,10 @@ from tests.server.wire import WireClient, running_server, wire_client
 NO_RATE_LIMIT: dict[str, Any] = {"rate_limit": 1e6, "rate_burst": 1_000_000}
 
 
+#: An empty pong as a client sends it: two bytes of header and the four of its mask.
+PONG_BYTES = 6
+
+
 @contextlib.asynccontextmanager
 async def unlimited_client(redis_url: str) -> AsyncIterator[tuple[Any, WireClient, WebSocket]]:
     """A server with no flood limit in the way of a burst, a client that said hello, and the
@@ -274,7 +278,10 @@ async def test_a_burst_in_one_write_is_parsed_in_slices_and_answered_in_order(
         client.ws.transport.write(burst)  # one write of about 30 KB
         answered = [(await client.recv_type(Pong)).request_id for _ in ids]
         assert answered == list(ids)
-        assert sum(parsed) == len(burst)
+        # every byte of the burst parsed; and at most the client's pong to a keepalive ping
+        # of the server's besides (an empty masked control frame, 6 bytes): a loaded run
+        # lasted long enough for one
+        assert sum(parsed) - len(burst) in (0, PONG_BYTES), (sum(parsed), len(burst))
         longest_frame = max(len(frames.binary_frame(encode(Ping(id=rid)))) + 4 for rid in ids)
         # a slice ends with the frame that crosses READ_SLICE
         assert max(parsed) < READ_SLICE + longest_frame < len(burst)
