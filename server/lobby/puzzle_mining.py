@@ -159,7 +159,6 @@ class Miner:
 
     async def keep(self, found: dict[str, Any], people: dict[int, str], code: str | None) -> int:
         """Store a job's puzzles and marks; how many puzzles were new."""
-        self.jobs += 1
         now = self.clock()
         new = 0
         own: dict[str, list[str]] = {}
@@ -188,6 +187,7 @@ class Miner:
         except StoreError as exc:
             log.info("a mined match's marks were not stored: %s", exc)
         self.found += new
+        self.jobs += 1  # (done once stored: who waits for the job reads what it found)
         if new:
             log.info("%d new puzzles (%d mined so far here)", new, self.found)
         return new

@@ -34,11 +34,6 @@ async def inline(fn: Any, *args: Any) -> Any:
     return fn(*args)
 
 
-async def inline_by_nodes(fn: Any, *args: Any) -> Any:
-    """A mining job here, its review's reach in positions (``NODES``), not seconds."""
-    return fn(*args, nodes=NODES)
-
-
 def room_of(code: str, people: dict[int, str]) -> Room:
     room = Room.create(code, "private", 3, "x", "x")
     room.seats = [
@@ -64,7 +59,7 @@ async def test_a_closed_room_is_mined_once_its_puzzle_marked_for_who_missed_it()
     people = {missed_by: "p-lost", winner: "p-won"}
     puzzles = MemoryPuzzles(MemoryStore(MemoryRedis()))
     log = Log(records)
-    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=inline_by_nodes)  # type: ignore[arg-type]
+    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=inline, nodes=NODES)  # type: ignore[arg-type]
 
     await miner.apply(room_of("K7Q2XW", people))
     await miner.apply(room_of("K7Q2XW", people))  # settled twice: queued once
