@@ -24,10 +24,10 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from server.analysis.mining import mine_match, mine_self_play
-from server.analysis.puzzles import NODE_LIMIT
 from server.lobby.reviews import Reviewer
 from server.lobby.stores import PuzzleStore, RecordStore
 from server.players.puzzle_rating import seed as seed_rating
@@ -132,12 +132,16 @@ class Miner:
         if self._rooms:
             code, people = self._rooms.popleft()
             records = await self.store.read_log(code)
-            found = await self._job(mine_match, records, self.seconds, NODE_LIMIT, self.nodes)
+            found = await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
             return await self.keep(found, people, code)
         if self._seeds:
             seed = self._seeds.popleft()
             found = await self._job(
-                mine_self_play, SEED_DEALS_PER_JOB, seed, self.seconds, SEED_LEVEL, self.nodes
+                partial(mine_self_play, nodes=self.nodes),
+                SEED_DEALS_PER_JOB,
+                seed,
+                self.seconds,
+                SEED_LEVEL,
             )
             return await self.keep(found, {}, None)
         return 0

@@ -42,14 +42,12 @@ from server.lobby.codes import normalize
 from server.lobby.sessions import Session
 from server.rooms.room import RoomError
 from server.rooms.stored import room_from_stored
+from server.settings import Settings
 
 log = logging.getLogger(__name__)
 
 #: Reviews waiting or running in the worker at once; past it a request is refused (busy).
 QUEUE_MAX = 4
-#: Niceness added to the worker by default (``--review-niceness``): decisions and messages
-#: go first.
-NICENESS = 10
 
 
 def _warm(parent: int, niceness: int) -> None:
@@ -68,9 +66,9 @@ def compute(records: list[dict[str, Any]], seconds: float) -> bytes:
 
 class Reviewer:
     """The one review process (started on first use, stopped by ``shutdown``), ``niceness``
-    below the server."""
+    below the server (``--review-niceness``'s default: decisions and messages go first)."""
 
-    def __init__(self, seconds: float, niceness: int = NICENESS) -> None:
+    def __init__(self, seconds: float, niceness: int = Settings.review_niceness) -> None:
         self.seconds = seconds
         self.niceness = niceness
         self._executor: ProcessPoolExecutor | None = None
