@@ -19,6 +19,7 @@ from server.rooms.stored import room_from_stored, room_to_data
 from server.runner import TAIL_MAX, RoomRunner, RunnerDeps
 from server.store.errors import StoreConflict
 from server.store.memory import MemoryRedis, MemoryStore
+from tests.virtual_time import run_in_virtual_time
 
 
 class Outlet:
@@ -139,12 +140,14 @@ async def test_steps_are_saved_as_steps_and_a_failed_one_goes_back_to_the_last_s
     )
 
 
-async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_out_at_the_last() -> (
-    None
-):
+def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_out_at_the_last() -> None:
     """Each action moves the deadline on: the clock's timer is not made again each time
     (it would ring early and set itself for the rest), and the clock runs out at the last
-    deadline, not at an earlier one."""
+    deadline, not at an earlier one. (On a clock the test controls: no real second waited.)"""
+    run_in_virtual_time(clock_keeps_one_timer())
+
+
+async def clock_keeps_one_timer() -> None:
     store = MemoryStore()
     outlet = Outlet(store)
     room = Room.create("CLOCK", "private", 1, "ann", "Ann", clocks=Clocks(2.0, 2.0, 5.0))
@@ -164,6 +167,7 @@ async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_ou
         assert request is not None
         await runner.request(runner.room.seats[match.turn].player_id or "", request)
         assert runner._clock is first  # the same timer, still set
+        await asyncio.sleep(0.25)  # (6 x 0.25 s: the first deadline, 2 s on, is passed)
 
     def timed_out() -> bool:
         return any(getattr(m, "timeout", False) for _, m, _ in outlet.sent)
@@ -171,12 +175,10 @@ async def test_the_clock_keeps_one_timer_while_its_deadline_moves_on_and_runs_ou
     match = runner.room.match
     assert match is not None and match.deadline is not None
     deadline = match.deadline
-    await asyncio.sleep(max(deadline - 0.5 - loop.time(), 0.0))
-    if loop.time() < deadline - 0.1:  # (a loaded machine may wake us later than asked)
-        assert not timed_out()  # the first timer rang at the first deadline, and waited on
-    for _ in range(500):
-        if timed_out():
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.sleep(deadline - 0.5 - loop.time())
+    assert not timed_out()  # the first timer rang at the first deadline, and waited on
+    await asyncio.sleep(0.49)
+    assert not timed_out()
+    await asyncio.sleep(0.02)
     assert timed_out() and loop.time() >= deadline
     runner.stop()
