@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.analysis.mining import mine_match
 from server.analysis.review import played_deals
 from server.lobby.puzzle_mining import Miner
 from server.lobby.reviews import Reviewer
@@ -51,27 +50,34 @@ async def test_a_closed_room_is_mined_once_its_puzzle_marked_for_who_missed_it()
     assert misser.missed is not None
     _, index, puzzle = misser.missed
     missed_by = played_deals(records)[0].steps[index].position.turn
-    mined = mine_match(records, 600.0, nodes=NODES)
+    people = {seat: f"p-{seat}" for seat in range(3)}
+    puzzles = MemoryPuzzles(MemoryStore(MemoryRedis()))
+    log = Log(records)
+    mined_by_the_miner: list[dict[str, Any]] = []
+
+    async def mine(fn: Any, *args: Any) -> Any:  # (what it mined, kept for the checks)
+        mined_by_the_miner.append(await inline(fn, *args))
+        return mined_by_the_miner[-1]
+
+    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=mine, nodes=NODES)  # type: ignore[arg-type]
+
+    await miner.apply(room_of("K7Q2XW", people))
+    await miner.apply(room_of("K7Q2XW", people))  # settled twice: queued once
+    stored_count = await miner.step()
+    (mined,) = mined_by_the_miner
+    assert stored_count == len(mined["puzzles"])
     (found,) = [p for p in mined["puzzles"] if p["key"] == puzzle.key]
     losers = found["seats"]
     winner = next(s for s in range(3) if s not in losers)
     assert missed_by in losers
-    people = {missed_by: "p-lost", winner: "p-won"}
-    puzzles = MemoryPuzzles(MemoryStore(MemoryRedis()))
-    log = Log(records)
-    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=inline, nodes=NODES)  # type: ignore[arg-type]
-
-    await miner.apply(room_of("K7Q2XW", people))
-    await miner.apply(room_of("K7Q2XW", people))  # settled twice: queued once
-    assert await miner.step() == len(mined["puzzles"])
     assert await miner.step() == 0 and log.reads == 1
     stored = await puzzles.puzzle(found["id"])
     assert stored is not None and stored.record.key == puzzle.key
-    assert await puzzles.is_own("p-lost", found["id"])
-    assert not await puzzles.is_own("p-won", found["id"])
+    assert await puzzles.is_own(people[missed_by], found["id"])
+    assert not await puzzles.is_own(people[winner], found["id"])
     lost_turns = [t for t in mined["turning"] if t["seat"] == missed_by]
-    assert await puzzles.turning_since("p-lost", 0.0) == len(lost_turns) >= 1
-    assert await puzzles.turning_since("p-lost", 5000.0 + 1) == 0
+    assert await puzzles.turning_since(people[missed_by], 0.0) == len(lost_turns) >= 1
+    assert await puzzles.turning_since(people[missed_by], 5000.0 + 1) == 0
 
     # the same match mined again (another process settled it): nothing new
     miner.queue_room("K7Q2XW", people)
