@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import os
 import random
 import shutil
@@ -433,13 +432,27 @@ def connection_states(srv: RunningServer) -> list[str]:
     states = []
     for conn in list(srv.app.hub.all):
         ws = conn.ws
-        stack = io.StringIO()
-        if ws._worker is not None:
-            ws._worker.print_stack(limit=12, file=stack)
+        chain = "idle" if ws._worker is None else awaiting(ws._worker)
         reading = ws.transport.is_reading() if ws.transport is not None else None
         inbox = len(ws._inbox or ())
-        states.append(f"{conn.player_id}: reading={reading} inbox={inbox} {stack.getvalue()}")
+        states.append(f"{conn.player_id}: reading={reading} inbox={inbox} {chain}")
     return states
+
+
+def awaiting(task: asyncio.Task[Any]) -> str:
+    """Where a task waits: each coroutine down its chain of awaits, and what the last one
+    awaits (a task's own stack shows its first coroutine only)."""
+    parts: list[str] = []
+    step: Any = task.get_coro()
+    while step is not None:
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+        if frame is not None:
+            parts.append(f"{frame.f_code.co_qualname}:{frame.f_lineno}")
+        below = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+        if below is None:
+            parts.append(repr(step)[:300])
+        step = below
+    return " > ".join(parts)
 
 
 async def lease_held(node: Redis, lease: str, held: bool = True) -> None:
