@@ -163,6 +163,56 @@ async def test_bad_moves_are_refused_with_their_code_and_change_nothing(redis_ur
         assert await refused(ann, wrong) == ErrorCode.CARDS_NOT_HELD
 
 
+async def test_a_first_attempt_left_unfinished_counts_as_failed(redis_url: str) -> None:
+    """A player who looks at a puzzle and asks for another (or for the same again) has
+    failed it: else a hard one could be left unrated, its answer found elsewhere."""
+    async with (
+        running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
+        wire_client(srv.url, "ann") as (ann, _),
+    ):
+        await add(srv, KEY, "landlord", "9", 4)
+        await add(srv, OTHER_KEY, "farmers", "2", 3)
+        first = await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        assert not first.tried and first.your_rating == 1500
+        other = await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)  # PID left
+        assert other.your_rating < 1500
+        profile = await answer(ann, GetProfile(), Profile)
+        assert (profile.puzzles.tried, profile.puzzles.solved) == (1, 0)
+        assert profile.puzzles.rating == other.your_rating
+        # the same again: OTHER left too; PID a retry now, unrated, and leaving it is free
+        again = await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)
+        assert again.tried and again.your_rating < other.your_rating
+        retry = await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        assert retry.tried and retry.rating > first.rating  # (the puzzle won once)
+        await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)
+        profile = await answer(ann, GetProfile(), Profile)
+        assert (profile.puzzles.tried, profile.puzzles.solved) == (2, 0)
+        assert profile.puzzles.rating == again.your_rating
+        # a puzzle solved is over: asking for another costs nothing
+        await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+
+
+async def test_an_address_past_its_solver_time_is_refused_and_nothing_changes(
+    redis_url: str,
+) -> None:
+    async with (
+        running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
+        wire_client(srv.url, "ann") as (ann, _),
+    ):
+        await add(srv, KEY, "landlord", "9", 4)
+        await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        move = PuzzleMove(puzzle_id=PID, seat=0, ranks=[9], step=0)
+        budget = srv.app.puzzles.budget
+        budget.end("127.0.0.1", budget.seconds)  # its solver time spent (another tab's)
+        assert await refused(ann, move) == ErrorCode.RATE_LIMITED
+        budget._spent.clear()  # (the window has passed)
+        budget.begin("127.0.0.1")  # an answer of its own in progress
+        assert await refused(ann, move) == ErrorCode.BUSY
+        budget.end("127.0.0.1", 0.0)
+        reply = await answer(ann, move, PuzzleReply)  # the attempt was where it was
+        assert isinstance(reply, PuzzleReply) and reply.result == "going" and reply.step == 1
+
+
 async def test_the_days_puzzle_is_the_same_for_everyone(redis_url: str) -> None:
     async with (
         running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
