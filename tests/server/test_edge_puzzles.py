@@ -6,6 +6,8 @@ and every bad move refused with its code, changing nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +28,14 @@ from protocol.messages import (
     StartPractice,
 )
 from protocol.plays import classify
+from server.analysis.export import export_line
 from server.analysis.puzzle_play import winning_line
 from server.analysis.puzzles import puzzle_id, puzzle_key
 from server.analysis.review import Position, Side
 from server.players.puzzle_rating import seed, shown
 from server.store.puzzles import PuzzleEntry
+from tests.server.analysis.helpers import Misser, journaled_match
+from tests.server.analysis.test_mining import NODES, SEED
 from tests.server.analysis.test_puzzles import PUZZLE
 from tests.server.test_after_match import answer
 from tests.server.wire import AutoSeat, RunningServer, WireClient, running_server, wire_client
@@ -323,3 +328,32 @@ async def test_puzzles_mined_in_the_review_process_carry_no_name_and_no_code(
         for text in held:
             for secret in (code, "Zelda", welcome.player_id, welcome.token):
                 assert secret not in text
+
+
+async def test_a_journal_export_is_mined_at_the_start_and_a_bad_line_said(
+    redis_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``--puzzle-mine-journal``: a new server mines the exported matches in the review
+    process; the puzzle stored carries no name, and nobody is marked (there is nobody)."""
+    misser = Misser()
+    records = journaled_match(1, SEED, misser)
+    assert misser.missed is not None
+    export = tmp_path / "matches.jsonl"
+    export.write_text(export_line(records) + "\n{broken\n")
+    with caplog.at_level(logging.INFO, logger="server.app"):
+        async with running_server(
+            redis_url,
+            puzzle_mine_seconds=60.0,
+            puzzle_mine_nodes=NODES,
+            puzzle_mine_journal=str(export),
+        ) as srv:
+            await jobs_done(srv, 1)
+            assert srv.app.miner.failed == 0
+            key = misser.missed[2].key
+            stored = await srv.app.puzzles.store.puzzle(puzzle_id(key))
+            assert stored is not None and stored.record.key == key
+    said = [r.getMessage() for r in caplog.records if "journal export" in r.getMessage()]
+    assert said == [
+        f"the journal export {export}: line 2: not JSON (Expecting property name enclosed in"
+        " double quotes) (matches queued before it: 1)"
+    ]
