@@ -27,6 +27,7 @@ from collections.abc import Callable
 from protocol.codec import ProtocolError, decode
 from protocol.errors import ErrorCode, Refusal
 from protocol.messages import PROTOCOL_VERSION, ClientMessage, Error, Hello, Ping, Pong, Welcome
+from server.analysis.export import ExportError, read_export
 from server.bots.pool import BotPool
 from server.cluster import ops
 from server.cluster.node import RECALL_AGAIN, Cluster, as_it_closed
@@ -194,9 +195,28 @@ class App:
             log.warning("the pending matches are left to the next settle: %s", exc)
         self._settling = asyncio.ensure_future(self.bookkeeping.keep_settling())
         self.matcher.start()
+        if self.settings.puzzle_mine_journal:
+            self._queue_export(self.settings.puzzle_mine_journal)
         if self.settings.puzzle_seed_deals:
             self.miner.queue_seed(self.settings.puzzle_seed_deals, self.rng.randrange(2**31))
         self.miner.start()
+
+    def _queue_export(self, path: str) -> None:
+        """Queue the matches of a journal export for mining; a bad line is said in the log
+        (with how many matches before it were queued), and ends the reading there."""
+        if self.settings.puzzle_mine_seconds <= 0:
+            log.warning("the journal export %s is not mined: --puzzle-mine-seconds is 0", path)
+            return
+        queued = 0
+        try:
+            with open(path, encoding="utf-8") as lines:
+                for journal in read_export(lines):
+                    self.miner.queue_exported(journal)
+                    queued += 1
+        except (OSError, UnicodeDecodeError, ExportError) as exc:
+            log.error("the journal export %s: %s (matches queued before it: %d)", path, exc, queued)
+            return
+        log.info("the journal export %s: %d matches queued for puzzle mining", path, queued)
 
     async def close(self) -> None:
         """Stop matching and every room's clock and bots, and give up their leases so that

@@ -5,6 +5,8 @@ a match they played or watched through the websocket once its room is closed
 (``GetReplay``, ``server/lobby/player_replay.py``), with every hand as dealt too. The match is
 replayed through the same game core that played it, so the totals printed are the replay's
 own; a journal that does not replay (a command the rules refuse) is reported as such.
+``--export`` prints the journal as one line of a journal export instead
+(``server.analysis.export``), for another server's puzzle mining.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from protocol.events import (
     Passed,
     SeatControl,
 )
+from server.analysis.export import export_line
 from server.game.errors import GameError
 from server.game.journal import close_reason, replay
 from server.game.match import Outgoing
@@ -116,6 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the embedded Redis's directory, when no Redis URL is given (env DDZ_DATA_DIR)",
     )
     parser.add_argument("--key-prefix", default=os.environ.get("DDZ_KEY_PREFIX", DEFAULT_PREFIX))
+    parser.add_argument(
+        "--export",
+        action="store_true",
+        help="print the journal as one line of a journal export (ddz-server"
+        " --puzzle-mine-journal mines a file of them), not the match in words",
+    )
     args = parser.parse_args(argv)
     embedded: EmbeddedRedis | None = None
     url = args.redis_url
@@ -132,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not records:
         print(f"no journal for room {args.code.upper()}", file=sys.stderr)
         return 1
+    if args.export:
+        print(export_line(records))
+        return 0
     try:
         totals = describe(records, sys.stdout)
     except GameError as exc:

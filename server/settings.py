@@ -74,6 +74,7 @@ class Settings:
     puzzle_mine_seconds: float = 2.0
     puzzle_mine_nodes: int = 0
     puzzle_seed_deals: int = 0
+    puzzle_mine_journal: str = ""
     bot_pool_start: str = "warm"
     max_watchers: int = 50
 
@@ -254,6 +255,12 @@ _HELP: dict[str, tuple[str, str]] = {
         "deals of the bots' self-play mined for puzzles in the background after the start,"
         " so a new server has puzzles (0: none)",
     ),
+    "puzzle_mine_journal": (
+        "DDZ_PUZZLE_MINE_JOURNAL",
+        "a journal export (ddz-replay CODE --export, one match a line) whose deals are mined"
+        " for puzzles in the background after the start, so a new server has puzzles from"
+        " real deals (empty: none)",
+    ),
     "bot_pool_start": (
         "DDZ_BOT_POOL_START",
         "when those processes start: warm (with the server, so that the first strong"
@@ -350,4 +357,6 @@ def load_settings(
         parser.error("--puzzle-mine-nodes must be 0 or more")
     if not 0 <= parsed.puzzle_seed_deals <= 100_000:
         parser.error("--puzzle-seed-deals must be from 0 to 100000")
+    if parsed.puzzle_mine_journal and not os.path.isfile(parsed.puzzle_mine_journal):
+        parser.error(f"--puzzle-mine-journal: no such file {parsed.puzzle_mine_journal}")
     return Settings(**vars(parsed))

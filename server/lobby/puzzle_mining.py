@@ -1,5 +1,5 @@
 """Puzzles mined in the background (issue 33): from every closed match with a person in it,
-and, at start-up when asked, from self-play deals of the bots.
+and, at start-up when asked, from a journal export and from self-play deals of the bots.
 
 The mining itself (``server.analysis.mining``: a review of each finished deal under
 ``--puzzle-mine-seconds`` of solver, then the puzzles' filter) runs in the review process
@@ -69,6 +69,7 @@ class Miner:
         self.clock = clock
         self._run = run
         self._rooms: deque[tuple[str, dict[int, str]]] = deque(maxlen=QUEUE_MAX)
+        self._exported: deque[list[dict[str, Any]]] = deque()
         self._seeds: deque[int] = deque()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -95,6 +96,11 @@ class Miner:
         self._rooms.append((code, people))
         self._wake.set()
 
+    def queue_exported(self, journal: list[dict[str, Any]]) -> None:
+        """An exported match's journal, mined as a closed room's is but marked for nobody."""
+        self._exported.append(journal)
+        self._wake.set()
+
     def queue_seed(self, deals: int, seed: int) -> None:
         """Self-play of ``deals`` deals from ``seed`` on, a job per ``SEED_DEALS_PER_JOB``."""
         for n in range(0, deals, SEED_DEALS_PER_JOB):
@@ -116,7 +122,7 @@ class Miner:
 
     async def _loop(self) -> None:
         while True:
-            if not self._rooms and not self._seeds:
+            if not self._rooms and not self._exported and not self._seeds:
                 self._wake.clear()
                 await self._wake.wait()
             try:
@@ -128,12 +134,17 @@ class Miner:
                 log.exception("a puzzle mining job failed")
 
     async def step(self) -> int:
-        """Mine the next queued room (else the next self-play job); the puzzles new."""
+        """Mine the next queued room (else the next exported match, else the next
+        self-play job); the puzzles new."""
         if self._rooms:
             code, people = self._rooms.popleft()
             records = await self.store.read_log(code)
             found = await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
             return await self.keep(found, people, code)
+        if self._exported:
+            records = self._exported.popleft()
+            found = await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
+            return await self.keep(found, {}, None)
         if self._seeds:
             seed = self._seeds.popleft()
             found = await self._job(

@@ -4,13 +4,14 @@ A player asks for a puzzle by id, the day's (the same for everyone on a UTC day)
 next: a random one they have not tried among those rated near their puzzle rating (the
 window widening until one is found; when they have tried them all, a tried one). Starting a
 puzzle starts an attempt, kept in the store (``server/store/puzzles.py``); only a player's
-first attempt at a puzzle is rated. Each move is checked (the seat on turn and of the
-player's side, cards held, a play that beats the table: else a typed refusal that changes
-nothing), then answered by the solver (``server.analysis.puzzle_play``: the defence that
-lasts longest; a losing move ends it with the winning line) in a thread, under a node limit,
-so the event loop goes on meanwhile. The attempt moves on (or ends) only from the step the
-move was checked at (a script), so two moves of one player at once apply one: the other is
-refused as stale.
+first attempt at a puzzle is rated, and one left unfinished counts as failed. Each move is
+checked (the seat on turn and of the player's side, cards held, a play that beats the
+table: else a typed refusal that changes nothing), then answered by the solver
+(``server.analysis.puzzle_play``: the defence that lasts longest; a losing move ends it with
+the winning line) in a thread, under a node limit, so the event loop goes on meanwhile; one
+answer at a time per address, and a bound on the solver time an address may use
+(``answer_budget``). The attempt moves on (or ends) only from the step the move was checked
+at (a script), so two moves of one player at once apply one: the other is refused as stale.
 
 What a player is sent of a puzzle is its cards and ratings: no name, no match code.
 """
@@ -18,6 +19,7 @@ What a player is sent of a puzzle is its cards and ratings: no name, no match co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 from typing import Any
@@ -46,6 +48,7 @@ from server.analysis.puzzles import position_of_key
 from server.analysis.review import Position, Side
 from server.edge.flood import HISTORY_COST
 from server.edge.hub import Connection
+from server.lobby.answer_budget import AnswerBudget
 from server.lobby.base import Lobby, Route, Routes
 from server.lobby.sessions import Session
 from server.lobby.stores import PuzzleStore
@@ -95,10 +98,21 @@ def _moves(data: list[Any]) -> list[Move]:
     ]
 
 
+def _timed_answer(position: Position, side: Side, play: Any) -> tuple[Answer, float]:
+    """The solver's answer, and the seconds of CPU it took (this thread's)."""
+    began = time.thread_time()
+    reply = answer(position, side, play)
+    return reply, time.thread_time() - began
+
+
 class Puzzles:
-    def __init__(self, lobby: Lobby, store: PuzzleStore) -> None:
+    def __init__(
+        self, lobby: Lobby, store: PuzzleStore, budget: AnswerBudget | None = None
+    ) -> None:
         self.lobby = lobby
         self.store = store
+        #: The solver's time for answers, per address (``server/lobby/answer_budget.py``).
+        self.budget = budget or AnswerBudget()
 
     def routes(self) -> Routes:
         return {
@@ -121,6 +135,8 @@ class Puzzles:
         stored = await self.store.puzzle(pid)
         if stored is None:
             raise PuzzleError(ErrorCode.NO_PUZZLE, f"no puzzle {pid}")
+        if await self._leave_attempt(player):
+            me = await self.store.puzzle_player(player)  # (as the failure left it)
         # (a retry is played as the first was, and rates nothing)
         first = await self.store.start_attempt(player, pid, self.lobby.clock())
         conn.send(
@@ -136,6 +152,22 @@ class Puzzles:
                 own=await self.store.is_own(player, pid),
             )
         )
+
+    async def _leave_attempt(self, player: str) -> bool:
+        """A first attempt left unfinished (another puzzle asked for, or this one again)
+        counts as failed: else a player could look at a hard puzzle, leave it unrated, and
+        find its answer elsewhere for a retry. (An attempt given up for ``ATTEMPT_TTL``
+        expires uncounted.) Whether one was counted."""
+        current = await self.store.attempt(player)
+        if current is None or not current.rated:
+            return False
+        left = await self.store.puzzle(current.puzzle)
+        if left is None:
+            return False
+        with contextlib.suppress(PuzzleError):  # (ended meanwhile by a move elsewhere)
+            await self._over(player, left, current, solved=False)
+            return True
+        return False
 
     async def next_for(self, player: str, rating: int) -> str:
         """A random puzzle the player has not tried, in the narrowest window around their
@@ -188,7 +220,12 @@ class Puzzles:
         if position is None:
             raise PuzzleError(ErrorCode.NO_PUZZLE, "this puzzle is over: ask for another")
         play = checked_move(position, side, request.seat, request.ranks)
-        reply = await asyncio.to_thread(answer, position, side, play)
+        self.budget.begin(conn.address)
+        spent = 0.0
+        try:
+            reply, spent = await asyncio.to_thread(_timed_answer, position, side, play)
+        finally:
+            self.budget.end(conn.address, spent)
         step = attempt.step + 1
         if reply.result == "going":
             moves += list(reply.moves)

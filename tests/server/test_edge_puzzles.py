@@ -6,6 +6,8 @@ and every bad move refused with its code, changing nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +28,14 @@ from protocol.messages import (
     StartPractice,
 )
 from protocol.plays import classify
+from server.analysis.export import export_line
 from server.analysis.puzzle_play import winning_line
 from server.analysis.puzzles import puzzle_id, puzzle_key
 from server.analysis.review import Position, Side
 from server.players.puzzle_rating import seed, shown
 from server.store.puzzles import PuzzleEntry
+from tests.server.analysis.helpers import Misser, journaled_match
+from tests.server.analysis.test_mining import NODES, SEED
 from tests.server.analysis.test_puzzles import PUZZLE
 from tests.server.test_after_match import answer
 from tests.server.wire import AutoSeat, RunningServer, WireClient, running_server, wire_client
@@ -163,6 +168,56 @@ async def test_bad_moves_are_refused_with_their_code_and_change_nothing(redis_ur
         assert await refused(ann, wrong) == ErrorCode.CARDS_NOT_HELD
 
 
+async def test_a_first_attempt_left_unfinished_counts_as_failed(redis_url: str) -> None:
+    """A player who looks at a puzzle and asks for another (or for the same again) has
+    failed it: else a hard one could be left unrated, its answer found elsewhere."""
+    async with (
+        running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
+        wire_client(srv.url, "ann") as (ann, _),
+    ):
+        await add(srv, KEY, "landlord", "9", 4)
+        await add(srv, OTHER_KEY, "farmers", "2", 3)
+        first = await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        assert not first.tried and first.your_rating == 1500
+        other = await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)  # PID left
+        assert other.your_rating < 1500
+        profile = await answer(ann, GetProfile(), Profile)
+        assert (profile.puzzles.tried, profile.puzzles.solved) == (1, 0)
+        assert profile.puzzles.rating == other.your_rating
+        # the same again: OTHER left too; PID a retry now, unrated, and leaving it is free
+        again = await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)
+        assert again.tried and again.your_rating < other.your_rating
+        retry = await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        assert retry.tried and retry.rating > first.rating  # (the puzzle won once)
+        await answer(ann, GetPuzzle(puzzle_id=OTHER), PuzzleData)
+        profile = await answer(ann, GetProfile(), Profile)
+        assert (profile.puzzles.tried, profile.puzzles.solved) == (2, 0)
+        assert profile.puzzles.rating == again.your_rating
+        # a puzzle solved is over: asking for another costs nothing
+        await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+
+
+async def test_an_address_past_its_solver_time_is_refused_and_nothing_changes(
+    redis_url: str,
+) -> None:
+    async with (
+        running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
+        wire_client(srv.url, "ann") as (ann, _),
+    ):
+        await add(srv, KEY, "landlord", "9", 4)
+        await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
+        move = PuzzleMove(puzzle_id=PID, seat=0, ranks=[9], step=0)
+        budget = srv.app.puzzles.budget
+        budget.end("127.0.0.1", budget.seconds)  # its solver time spent (another tab's)
+        assert await refused(ann, move) == ErrorCode.RATE_LIMITED
+        budget._spent.clear()  # (the window has passed)
+        budget.begin("127.0.0.1")  # an answer of its own in progress
+        assert await refused(ann, move) == ErrorCode.BUSY
+        budget.end("127.0.0.1", 0.0)
+        reply = await answer(ann, move, PuzzleReply)  # the attempt was where it was
+        assert isinstance(reply, PuzzleReply) and reply.result == "going" and reply.step == 1
+
+
 async def test_the_days_puzzle_is_the_same_for_everyone(redis_url: str) -> None:
     async with (
         running_server(redis_url, puzzle_mine_seconds=0.0, rate_burst=1000) as srv,
@@ -273,3 +328,32 @@ async def test_puzzles_mined_in_the_review_process_carry_no_name_and_no_code(
         for text in held:
             for secret in (code, "Zelda", welcome.player_id, welcome.token):
                 assert secret not in text
+
+
+async def test_a_journal_export_is_mined_at_the_start_and_a_bad_line_said(
+    redis_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``--puzzle-mine-journal``: a new server mines the exported matches in the review
+    process; the puzzle stored carries no name, and nobody is marked (there is nobody)."""
+    misser = Misser()
+    records = journaled_match(1, SEED, misser)
+    assert misser.missed is not None
+    export = tmp_path / "matches.jsonl"
+    export.write_text(export_line(records) + "\n{broken\n")
+    with caplog.at_level(logging.INFO, logger="server.app"):
+        async with running_server(
+            redis_url,
+            puzzle_mine_seconds=60.0,
+            puzzle_mine_nodes=NODES,
+            puzzle_mine_journal=str(export),
+        ) as srv:
+            await jobs_done(srv, 1)
+            assert srv.app.miner.failed == 0
+            key = misser.missed[2].key
+            stored = await srv.app.puzzles.store.puzzle(puzzle_id(key))
+            assert stored is not None and stored.record.key == key
+    said = [r.getMessage() for r in caplog.records if "journal export" in r.getMessage()]
+    assert said == [
+        f"the journal export {export}: line 2: not JSON (Expecting property name enclosed in"
+        " double quotes) (matches queued before it: 1)"
+    ]

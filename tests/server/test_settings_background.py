@@ -3,6 +3,8 @@ environment under the command line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from server.settings import load_settings
@@ -31,3 +33,17 @@ def test_out_of_bounds_background_settings_are_refused(
     with pytest.raises(SystemExit):
         load_settings(argv, env={})
     assert argv[0] in capsys.readouterr().err
+
+
+def test_a_journal_export_to_mine_must_be_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export = tmp_path / "matches.jsonl"
+    export.write_text("")
+    assert load_settings(["--puzzle-mine-journal", str(export)], env={}).puzzle_mine_journal
+    from_env = load_settings([], env={"DDZ_PUZZLE_MINE_JOURNAL": str(export)})
+    assert from_env.puzzle_mine_journal == str(export)
+    assert load_settings([], env={}).puzzle_mine_journal == ""
+    with pytest.raises(SystemExit):
+        load_settings(["--puzzle-mine-journal", str(tmp_path / "none.jsonl")], env={})
+    assert "--puzzle-mine-journal: no such file" in capsys.readouterr().err

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.analysis.puzzles import puzzle_id
 from server.analysis.review import played_deals
 from server.lobby.puzzle_mining import Miner
 from server.lobby.reviews import Reviewer
@@ -83,6 +84,26 @@ async def test_a_closed_room_is_mined_once_its_puzzle_marked_for_who_missed_it()
     miner.queue_room("K7Q2XW", people)
     assert await miner.step() == 0
     assert await puzzles.puzzle_count() == len(mined["puzzles"])
+
+
+async def test_an_exported_match_is_mined_with_no_name_and_marked_for_nobody() -> None:
+    misser = Misser()
+    records = journaled_match(1, SEED, misser)
+    assert misser.missed is not None
+    puzzles = MemoryPuzzles(MemoryStore(MemoryRedis()))
+    log = Log([])
+    miner = Miner(log, puzzles, Reviewer(1.0), 600.0, lambda: 5000.0, run=inline, nodes=NODES)  # type: ignore[arg-type]
+    miner.queue_exported(records)
+    miner.queue_room("K7Q2XW", {0: "p-0"})  # a closed room comes first
+    miner.queue_seed(3, 1)  # self-play comes after
+    assert await miner.step() == 0 and log.reads == 1  # (the room's log is empty)
+    assert await miner.step() >= 1 and log.reads == 1  # the export, from its own records
+    puzzle = misser.missed[2]
+    stored = await puzzles.puzzle(puzzle_id(puzzle.key))
+    assert stored is not None and stored.record.key == puzzle.key
+    for seat in range(3):
+        assert await puzzles.turning_since(f"p-{seat}", 0.0) == 0
+    assert miner._seeds and not miner._exported
 
 
 async def test_rooms_of_no_person_or_a_server_that_does_not_mine_are_left_alone() -> None:
