@@ -138,13 +138,9 @@ class Miner:
         self-play job); the puzzles new."""
         if self._rooms:
             code, people = self._rooms.popleft()
-            records = await self.store.read_log(code)
-            found = await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
-            return await self.keep(found, people, code)
+            return await self.keep(await self._mine(await self.store.read_log(code)), people, code)
         if self._exported:
-            records = self._exported.popleft()
-            found = await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
-            return await self.keep(found, {}, None)
+            return await self.keep(await self._mine(self._exported.popleft()), {}, None)
         if self._seeds:
             seed = self._seeds.popleft()
             found = await self._job(
@@ -156,6 +152,10 @@ class Miner:
             )
             return await self.keep(found, {}, None)
         return 0
+
+    async def _mine(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """A match's journal mined (``mine_match``) as a job of the review worker."""
+        return await self._job(partial(mine_match, nodes=self.nodes), records, self.seconds)
 
     async def _job(self, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
         if self._run is not None:

@@ -193,8 +193,6 @@ async def test_a_first_attempt_left_unfinished_counts_as_failed(redis_url: str) 
         profile = await answer(ann, GetProfile(), Profile)
         assert (profile.puzzles.tried, profile.puzzles.solved) == (2, 0)
         assert profile.puzzles.rating == again.your_rating
-        # a puzzle solved is over: asking for another costs nothing
-        await answer(ann, GetPuzzle(puzzle_id=PID), PuzzleData)
 
 
 async def test_an_address_past_its_solver_time_is_refused_and_nothing_changes(
