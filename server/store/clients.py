@@ -30,7 +30,7 @@ import contextlib
 import contextvars
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -38,9 +38,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
-from redis.asyncio.connection import SSLConnection, parse_url
+from redis.asyncio.connection import AbstractConnection, Connection, SSLConnection, parse_url
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.asyncio.sentinel import (
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+    SentinelManagedSSLConnection,
+)
 from redis.backoff import ExponentialBackoff
 from redis.typing import EncodableT
 
@@ -305,12 +310,47 @@ class WaitingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         await super().release(connection)
 
 
+#: Times a request is sent again after its connection failed (``_timeouts``).
+TRIES = 3
+
+
+class Unsent(redis_errors.ConnectionError):
+    """A request that found its connection already closed, before a byte of it was
+    written: Redis never saw it. (Redis dropped the link while it lay in the pool: a
+    restart, or a Sentinel turning the node into a replica, which drops its clients.)"""
+
+
+class _FailsUnsent(AbstractConnection):
+    """A connection whose request fails with ``Unsent`` when the link is found closed
+    before it is written, so that a client that never sends a request twice may send this
+    one again."""
+
+    async def _send_packed_command(self, command: Iterable[bytes]) -> None:
+        writer = self._writer
+        if writer is None or writer.transport.is_closing():
+            raise Unsent("Connection closed by the server before write")
+        await super()._send_packed_command(command)
+
+
+_UNSENT_CHECKED: dict[str, type[AbstractConnection]] = {}
+
+
+def _unsent_checked(base: type[AbstractConnection]) -> type[AbstractConnection]:
+    """``base`` (a plain, TLS, Unix socket or Sentinel-managed connection) as a
+    ``_FailsUnsent``: one class for each."""
+    name = f"UnsentChecked{base.__name__}"
+    if name not in _UNSENT_CHECKED:
+        _UNSENT_CHECKED[name] = type(name, (_FailsUnsent, base), {})
+    return _UNSENT_CHECKED[name]
+
+
 def _timeouts(tries: int) -> dict[str, Any]:
     """Every client's socket timeouts, and its retries (with backoff) of a request whose
     connection failed: a pooled connection that Redis dropped (a restart) is reconnected.
     A retry sends the request again whole, even when Redis had it already (a reply late
     past the timeout, a Redis stopped for a moment): ``tries`` is 0 for the commands that
-    must not run twice (the store's ``once`` client)."""
+    must not run twice (the store's ``once`` client), which are sent again only when they
+    were never written (``Unsent``: ``_once``)."""
     return {
         "socket_timeout": TIMEOUT,
         "socket_connect_timeout": TIMEOUT,
@@ -318,15 +358,32 @@ def _timeouts(tries: int) -> dict[str, Any]:
     }
 
 
-def single_client(url: str, tries: int = 3) -> Redis:
+def _once(connection_class: type[AbstractConnection]) -> dict[str, Any]:
+    """The options of a client whose requests must not run twice: each is sent again only
+    when it was never written (``Unsent``), which a Sentinel's failover makes likely (it
+    drops the old primary's clients) and a slow machine likelier. Any other failure is the
+    caller's to handle: a reply lost may have been a write done."""
+    return {
+        "socket_timeout": TIMEOUT,
+        "socket_connect_timeout": TIMEOUT,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.01), TRIES, supported_errors=(Unsent,)),
+        "connection_class": _unsent_checked(connection_class),
+    }
+
+
+def single_client(url: str, tries: int = TRIES) -> Redis:
     # A burst past the pool's size waits for a connection instead of failing (redis-py's
     # plain pool refuses with "Too many connections", which the load test hit).
+    if tries == 0:
+        base = parse_url(url).get("connection_class", Connection)
+        options = _once(base)
+    else:
+        options = {
+            **_timeouts(tries),
+            "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
+        }
     pool = BlockingConnectionPool.from_url(
-        url,
-        max_connections=POOL_SIZE,
-        timeout=TIMEOUT,
-        **_timeouts(tries),
-        retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+        url, max_connections=POOL_SIZE, timeout=TIMEOUT, **options
     )
     return Redis(connection_pool=pool)
 
@@ -356,22 +413,24 @@ def sentinel_for(target: SentinelTarget) -> SharedSentinel:
     )
 
 
-def sentinel_client(sentinel: Sentinel, target: SentinelTarget, tries: int = 3) -> Redis:
+def sentinel_client(sentinel: Sentinel, target: SentinelTarget, tries: int = TRIES) -> Redis:
     # The primary's client: the same pool size, timeouts and retries as single_client's.
     # A retried request (its connection dropped, the primary gone or demoted: redis-py turns
     # a READONLY answer into a ConnectionError) reconnects to whichever node the Sentinels
     # name by then.
+    if tries == 0:
+        ssl = target.options.get("ssl", False)
+        options = _once(SentinelManagedSSLConnection if ssl else SentinelManagedConnection)
+    else:
+        options = {
+            **_timeouts(tries),
+            "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
+        }
     client: Redis = sentinel.master_for(
         target.service,
         redis_class=Redis,
         connection_pool_class=WaitingSentinelPool,
-        **{
-            "max_connections": POOL_SIZE,
-            "timeout": TIMEOUT,
-            **_timeouts(tries),
-            "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
-            **target.options,
-        },
+        **{"max_connections": POOL_SIZE, "timeout": TIMEOUT, **options, **target.options},
     )
     return client
 

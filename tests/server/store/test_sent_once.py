@@ -113,3 +113,39 @@ async def test_a_takeover_save_whose_answer_is_late_is_in_doubt_not_refused(
     with pytest.raises(StoreUnavailable):
         await saving
     assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
+
+
+async def test_a_save_and_a_publish_whose_link_dropped_before_they_were_written_are_sent(
+    sentinel: SentinelProcesses, store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not one byte of a request written, Redis never saw it: sent again, it runs once. (A
+    Sentinel turning the old primary into a replica drops its clients; a pooled link
+    found closed as a save was about to go out failed that save, and the server saw an
+    outage where there was none, on a slow machine.)"""
+    await store.save_room(RoomWrite("ABCDE", -1, 0, pack({"version": 0}), [{"k": "start"}]))
+    pool = store.once.connection_pool if store.once is not None else None
+    assert pool is not None
+    handed_out = pool.get_connection
+    dropped: list[object] = []
+
+    async def dropped_once_handed_out(*args: object, **kwargs: object) -> object:
+        connection = await handed_out(*args, **kwargs)
+        if len(dropped) < 2:  # the link closes after the pool gave it out, before the write
+            connection._writer.transport.close()
+            dropped.append(connection)
+        return connection
+
+    monkeypatch.setattr(pool, "get_connection", dropped_once_handed_out)
+    listener = Redis(host="127.0.0.1", port=sentinel.primary_port())
+    pubsub = listener.pubsub(ignore_subscribe_messages=True)
+    await pubsub.subscribe("frames")
+    try:
+        await store.save_room(RoomWrite("ABCDE", 0, 1, pack({"version": 1}), [{"k": "bid"}]))
+        await store.publish_many([("frames", b"one")])
+        assert len(dropped) == 2
+        assert await store.load_room("ABCDE") == StoredRoom({"version": 1})
+        assert await store.read_log("ABCDE") == [{"k": "start"}, {"k": "bid"}]
+        assert await heard_within(pubsub, 2.0, until=b"one") == [b"one"]
+    finally:
+        await pubsub.aclose()
+        await listener.aclose()
