@@ -1,8 +1,9 @@
 """Time spent down never costs a seat its turn, as a player sees it in the browser: the
 server stops for 2 s, or for 10 s (longer than the whole turn), during the player's 9 s turn
-and starts again; the page comes back by itself and its clock shows at least the time it
-showed as the server stopped. (A turn shorter than the game's 20 s keeps the long outage
-short: what is tested is an outage shorter and one longer than the turn.)
+(12 s when it is killed) and starts again; the page comes back by itself and its clock shows
+at least the time it showed as the server stopped. (A turn shorter than the game's 20 s
+keeps the long outage short: what is tested is an outage shorter and one longer than the
+turn.)
 
 The page retries within about a second while the server was reachable a moment ago
 (conn.js), the server lets it in as soon as it takes players (transport), and the clock
@@ -24,14 +25,18 @@ from tests.web.driver import state
 
 #: The turn. A clock given back gets at least RESUME_FLOOR (5 s): the turn is long enough
 #: that what the clock had, less the tolerance, is more than that floor (else a clock run on
-#: while the server was down, given the floor, would pass), even in the kill case once GONE
-#: has passed; and that in the kill case what it had plus the second of its last sign of
-#: life and the tolerance is less than a whole turn (else a whole turn given back would
-#: pass). Short, for the long outage must outlast it. (It was 10 s with a 12 s outage,
-#: 20 s with 25 s before: the same cases, with more waiting.)
+#: while the server was down, given the floor, would pass). Short, for the long outage must
+#: outlast it. (It was 10 s with a 12 s outage, 20 s with 25 s before: the same cases, with
+#: more waiting.)
 CLOCK = 9
-#: Seconds of the turn the kill case lets pass before the server dies, unsaved.
-GONE = 2.5
+#: The kill case's turn, and the seconds of it let pass before the server dies, unsaved:
+#: what the clock had then must stay above the floor plus the tolerance (6 s), and what it
+#: had plus the second of its last sign of life and the tolerance below a whole turn (else
+#: a whole turn given back would pass): under 10 s. Aimed at 9 s, three seconds above the
+#: floor, for the page's clock is read late on a loaded machine (with a 9 s turn the window
+#: was one second wide, and a read 2 s late beside two CPU hogs failed it).
+KILL_CLOCK = 12
+GONE = 3.0
 #: Seconds the player's clock may show less after the restart than as the server stopped:
 #: what passes between reading the page's clock and the server's last save as it stops.
 TOLERANCE = 1.0
@@ -75,15 +80,18 @@ def seat_two_bots_and_start(page: Any) -> None:
     page.wait_for_selector("#table:not([hidden])")
 
 
-@pytest.mark.parametrize(("how", "outage"), [("stop", 2.0), ("stop", CLOCK + 1.0), ("kill", 2.0)])
+@pytest.mark.parametrize(
+    ("how", "outage", "clock"),
+    [("stop", 2.0, CLOCK), ("stop", CLOCK + 1.0, CLOCK), ("kill", 2.0, KILL_CLOCK)],
+)
 def test_a_restart_during_my_turn_costs_me_none_of_it(
-    web_server: StartServer, open_page: OpenPage, how: str, outage: float
+    web_server: StartServer, open_page: OpenPage, how: str, outage: float, clock: int
 ) -> None:
     """``kill``: the server is killed (-9) a few seconds into the turn, after the turn's
     last save: the clock comes back with what it had when the server died (its last sign
     of life), not the whole turn (issue 34); either way the page says it was paused."""
     server = web_server(
-        "--bid-timeout", str(CLOCK), "--play-timeout", str(CLOCK), "--ready-timeout", "30",
+        "--bid-timeout", str(clock), "--play-timeout", str(clock), "--ready-timeout", "30",
         "--bot-speed", "fast",
     )  # fmt: skip
     page, frames = open_page(server.url)
@@ -91,9 +99,9 @@ def test_a_restart_during_my_turn_costs_me_none_of_it(
     wait_until(lambda: my_clock(page) is not None, timeout=30, what="my turn", page=page)
     before = state(page)["room"]["table"]["turn"]
     now = my_clock(page)
-    assert now is not None and now["left"] > CLOCK - 2
+    assert now is not None
     if how == "kill":  # some of the turn gone, unsaved: the server then dies
-        wait_until(lambda: (my_clock(page) or {"left": 0})["left"] < CLOCK - GONE, page=page)
+        wait_until(lambda: (my_clock(page) or {"left": 0})["left"] < clock - GONE, page=page)
         now = my_clock(page)
         assert now is not None
     had = now["left"]
@@ -136,9 +144,9 @@ def test_a_restart_during_my_turn_costs_me_none_of_it(
         assert had - TOLERANCE > RESUME_FLOOR, report  # (else the floor hides a lost clock)
         assert given >= had - TOLERANCE, report
         assert shown >= had - TOLERANCE, report
-        assert shown <= CLOCK  # never more than a whole turn
+        assert shown <= clock  # never more than a whole turn
         if how == "kill":  # what it had, to the server's last sign of life (1 s apart)
-            assert had + 1.0 + TOLERANCE < CLOCK, report  # (else a whole turn passes it)
+            assert had + 1.0 + TOLERANCE < clock, report  # (else a whole turn passes it)
             assert given <= had + 1.0 + TOLERANCE, report
         # the page says why its clock stood still
         page.wait_for_selector("#toast:has-text('the server restarted, your clock was paused')")
