@@ -138,7 +138,7 @@ class Puzzles:
         if await self._leave_attempt(player):
             me = await self.store.puzzle_player(player)  # (as the failure left it)
         # (a retry is played as the first was, and rates nothing)
-        first = await self.store.start_attempt(player, pid, self.lobby.clock())
+        started = await self.store.start_attempt(player, pid, self.lobby.clock())
         conn.send(
             PuzzleData(
                 puzzle_id=pid,
@@ -148,8 +148,8 @@ class Puzzles:
                 rating=shown(stored.rating),
                 your_rating=shown(me.rating),
                 daily=request.daily and request.puzzle_id is None,
-                tried=not first,
-                own=await self.store.is_own(player, pid),
+                tried=not started.first,
+                own=started.own,
             )
         )
 

@@ -17,6 +17,7 @@ from server.store.puzzles import (
     Attempt,
     PuzzleEntry,
     PuzzlePlayer,
+    Started,
     StoredPuzzle,
 )
 
@@ -105,13 +106,13 @@ class MemoryPuzzles:
         held = self.data.tried.get(player, {})
         return [pid in held for pid in ids]
 
-    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
+    async def start_attempt(self, player: str, pid: str, now: float) -> Started:
         self._up()
         held = self.data.tried.setdefault(player, {})
         first = pid not in held
         held.setdefault(pid, now)
         self.data.attempts[player] = Attempt(pid, 0, [], first)
-        return first
+        return Started(first, pid in self.data.own.get(player, set()))
 
     async def attempt(self, player: str) -> Attempt | None:
         self._up()

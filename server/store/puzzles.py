@@ -60,14 +60,16 @@ redis.call('ZADD', KEYS[2], string.format('%.0f', shown), ARGV[1])
 return now
 """
 
-#: KEYS: tried, attempt. ARGV: id, now, attempt TTL, empty moves. Starts the player's attempt
-#: at the puzzle (replacing any in progress), rated when it is their first; returns 1 then.
+#: KEYS: tried, attempt, own puzzles. ARGV: id, now, attempt TTL, empty moves. Starts the
+#: player's attempt at the puzzle (replacing any in progress), rated when it is their first;
+#: returns {first (1/0), own (1/0)}: whether the puzzle was cut from their own lost deal is
+#: read here, in the same round trip.
 _START = """
 local first = redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], 'id', ARGV[1], 'step', 0, 'moves', ARGV[4], 'rated', first)
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-return first
+return {first, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
 """
 
 #: KEYS: attempt. ARGV: id, step, moves, attempt TTL. Moves the attempt on from ``step`` to
@@ -105,6 +107,14 @@ class Attempt:
     step: int
     moves: list[Any]
     rated: bool
+
+
+class Started(NamedTuple):
+    """An attempt started: whether it is the player's first at the puzzle (rated), and
+    whether the puzzle was cut from their own lost deal."""
+
+    first: bool
+    own: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,15 +267,18 @@ class RedisPuzzles:
         )
         return [score is not None for score in found]
 
-    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
+    async def start_attempt(self, player: str, pid: str, now: float) -> Started:
         """Start the player's attempt at puzzle ``pid`` (it replaces one in progress) and
-        mark it tried; whether it is their first at it (the one rated)."""
+        mark it tried: whether it is their first at it (the one rated), and whether the
+        puzzle is their own (one round trip for both)."""
         keys = [
             self.keys.player(player, "puzzles_tried"),
             self.keys.player(player, "puzzle_attempt"),
+            self.keys.player(player, "own_puzzles"),
         ]
         args: list[str | float | bytes] = [pid, now, ATTEMPT_TTL, pack([])]
-        return bool(await self._call(self._start(keys=keys, args=args)))
+        first, own = await self._call(self._start(keys=keys, args=args))
+        return Started(bool(first), bool(own))
 
     async def attempt(self, player: str) -> Attempt | None:
         found: Any = await self._call(

@@ -13,7 +13,7 @@ from server.lobby.stores import PuzzleStore
 from server.players.rating import NEW, Rating
 from server.store.memory import MemoryRedis, MemoryStore
 from server.store.memory_puzzles import MemoryPuzzles
-from server.store.puzzles import Attempt, PuzzleEntry, RedisPuzzles
+from server.store.puzzles import Attempt, PuzzleEntry, RedisPuzzles, Started
 from server.store.redis_store import RedisStore
 
 ENTRY = PuzzleEntry("5 9 10 Q|33 6 7 10 K|5 6|0|lead", "landlord", "9", 4, 100.0)
@@ -84,6 +84,9 @@ async def script(puzzles: PuzzleStore) -> list[Any]:
     out.append(await puzzles.turning_since("p1", 1000.0 + 86400))
     out.append(await puzzles.turning_since("p1", 0.0))
     out.append(await puzzles.turning_since("nobody", 0.0))
+    # the start says whether the puzzle is the player's own (one round trip for both)
+    out.append(await puzzles.start_attempt("p1", "bbbbbbbbbbbb", 13.0))
+    out.append(await puzzles.start_attempt("p2", "bbbbbbbbbbbb", 13.0))
     return out
 
 
@@ -100,18 +103,19 @@ async def test_the_twin_answers_as_redis_does(redis_store: RedisStore) -> None:
     assert on_redis[11:14] == ["bbbbbbbbbbbb", "bbbbbbbbbbbb", "cccccccccccc"]
     assert on_redis[14] == (NEW, 0, 0)
     assert on_redis[15] == [False, False]
-    assert on_redis[16] is True  # the first attempt: rated
+    assert on_redis[16] == Started(first=True, own=False)  # the first attempt: rated
     assert on_redis[17] == Attempt("aaaaaaaaaaaa", 0, [], True)
     assert on_redis[18:21] == [True, False, False]  # moved on once, from its step only
     assert on_redis[21] == Attempt("aaaaaaaaaaaa", 1, [[0, [9]], [1, None]], True)
     assert on_redis[22:25] == [False, True, None]  # ended from its step, once
     assert on_redis[25] is False
-    assert on_redis[26:28] == [False, Attempt("aaaaaaaaaaaa", 0, [], False)]
+    assert on_redis[26:28] == [(False, False), Attempt("aaaaaaaaaaaa", 0, [], False)]
     assert on_redis[28] == [True, False]
-    assert on_redis[29:32] == [True, True, True]
+    assert on_redis[29:32] == [True, (True, False), True]
     assert on_redis[32] == (Rating(26.0, 7.9), 2, 1)
     assert on_redis[33] == (True, False)
-    assert on_redis[34:] == [1, 3, 0]
+    assert on_redis[34:37] == [1, 3, 0]
+    assert on_redis[37:] == [Started(first=False, own=True), Started(first=True, own=False)]
 
 
 async def test_the_puzzles_keys_live_on_their_slots_of_a_cluster(
