@@ -1,17 +1,29 @@
 """The lobby's puzzles (server/lobby/puzzles.py) over either puzzle store, the in-memory twin
 and a real Redis, driven by its handlers with a fake clock: what a ``GetPuzzle`` costs the
-store (its round trips, counted so that an extra one cannot come back)."""
+store (its round trips, counted so that an extra one cannot come back), and a first try
+left to run out (``ATTEMPT_TTL`` without a move) failed as one left for another puzzle is,
+by whatever the player asks next, after a restart too."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from redis.asyncio.connection import AbstractConnection
 
-from protocol.messages import GetPuzzle, PuzzleData
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Error,
+    GetPuzzle,
+    PuzzleData,
+    PuzzleMove,
+    PuzzleRecord,
+    PuzzleReply,
+)
+from server.analysis.puzzle_play import PuzzleError
 from server.analysis.puzzles import puzzle_id
 from server.lobby.puzzles import Puzzles
 from server.lobby.sessions import Session
@@ -19,7 +31,7 @@ from server.lobby.stores import PuzzleStore
 from server.players.puzzle_rating import seed, shown
 from server.store.memory import MemoryRedis, MemoryStore
 from server.store.memory_puzzles import MemoryPuzzles
-from server.store.puzzles import PuzzleEntry, RedisPuzzles
+from server.store.puzzles import ATTEMPT_TTL, PuzzleEntry, RedisPuzzles
 from server.store.redis_store import RedisStore
 from tests.server.lobby.harness import Clock, FakeConn
 
@@ -142,3 +154,106 @@ async def test_the_start_says_whether_the_puzzle_is_the_players_own(
         mine = await ask(puzzles_on(store, Clock()), "ann", GetPuzzle(puzzle_id=PID))
         theirs = await ask(puzzles_on(store, Clock()), "bo", GetPuzzle(puzzle_id=PID))
         assert (mine.own, theirs.own) == (True, False)
+
+
+# --- an attempt left to run out ----------------------------------------------------------
+
+
+async def reply_to(puzzles: Puzzles, player: str, request: PuzzleMove) -> BaseModel:
+    """The handler's answer to a move: its reply, or its refusal as an ``Error``."""
+    conn = FakeConn()
+    try:
+        await puzzles.move(conn, session(player), request)  # type: ignore[arg-type]
+    except PuzzleError as exc:
+        return Error(code=exc.code, message=exc.message)
+    (reply,) = conn.sent
+    return reply
+
+
+async def run_out(open_store: Callable[[], PuzzleStore]) -> list[Any]:
+    """Attempts left without a move for ``ATTEMPT_TTL``, on a store opened afresh for each
+    step (a server restarted: what counts is in the store); what the players were told."""
+    clock = Clock()
+
+    def puzzles() -> Puzzles:
+        return puzzles_on(open_store(), clock)
+
+    nine = PuzzleMove(puzzle_id=PID, seat=0, ranks=[9], step=0)
+    out: list[Any] = []
+    await add(open_store())
+    await ask(puzzles(), "ann", GetPuzzle(puzzle_id=PID))  # a first try: rated
+    clock.now += ATTEMPT_TTL - 1  # a second before it runs out: nothing counted yet
+    out.append(await puzzles().record("ann"))
+    reply = await reply_to(puzzles(), "ann", nine)  # a move: a day more
+    assert isinstance(reply, PuzzleReply) and reply.result == "going", reply
+    clock.now += ATTEMPT_TTL - 1
+    out.append(await puzzles().record("ann"))
+    clock.now += 1  # the day without a move is over: failed, seen by the record
+    out.append(await puzzles().record("ann"))
+    out.append(await puzzles().record("ann"))  # (counted once)
+    stored = await open_store().puzzle(PID)
+    assert stored is not None
+    out.append((shown(stored.rating), stored.attempts))
+
+    # bo waits his out and then moves: refused, and failed
+    await ask(puzzles(), "bo", GetPuzzle(puzzle_id=PID))
+    clock.now += ATTEMPT_TTL
+    out.append(await reply_to(puzzles(), "bo", nine))
+    out.append(await reply_to(puzzles(), "bo", nine))
+    out.append(await puzzles().record("bo"))
+
+    # cy waits hers out and asks for the puzzle again: failed, and a retry now
+    await ask(puzzles(), "cy", GetPuzzle(puzzle_id=PID))
+    clock.now += ATTEMPT_TTL
+    again = await ask(puzzles(), "cy", GetPuzzle(puzzle_id=PID))
+    out.append((again.tried, again.your_rating))
+    # a retry run out counts nothing
+    clock.now += ATTEMPT_TTL
+    out.append(await reply_to(puzzles(), "cy", nine))
+    out.append(await puzzles().record("cy"))
+    return out
+
+
+def check_run_out(told: list[Any]) -> None:
+    before, moved, failed, once, puzzle, bo_move, bo_again, bo, cy_again, cy_move, cy = told
+    assert before == moved == PuzzleRecord(tried=0, solved=0, rating=1500)
+    assert (failed.tried, failed.solved) == (1, 0) and failed.rating < 1500
+    assert once == failed
+    assert puzzle[0] > shown(seed(4)) and puzzle[1] == 1  # the puzzle won once
+    assert bo_move.code == ErrorCode.NO_PUZZLE
+    assert bo_move.message == (
+        f"your attempt at puzzle {PID} ran out (no move for 24 h) and counts as failed:"
+        " ask for a puzzle"
+    )
+    assert bo_again.code == ErrorCode.NO_PUZZLE and "not playing" in bo_again.message
+    assert (bo.tried, bo.solved) == (1, 0) and bo.rating < 1500
+    assert cy_again == (True, cy_again[1]) and cy_again[1] < 1500
+    assert cy_move.code == ErrorCode.NO_PUZZLE and "counts" not in cy_move.message
+    assert (cy.tried, cy.solved, cy.rating) == (1, 0, cy_again[1])
+
+
+async def test_an_attempt_left_to_run_out_counts_as_failed_on_the_twin() -> None:
+    shared = MemoryRedis()  # (what a restarted test server would find again)
+    check_run_out(await run_out(lambda: MemoryPuzzles(MemoryStore(shared))))
+
+
+async def test_an_attempt_left_to_run_out_counts_as_failed_on_redis(
+    redis_url: str, key_prefix: str
+) -> None:
+    opened: list[RedisStore] = []
+
+    def open_store() -> PuzzleStore:
+        store = RedisStore.from_url(
+            redis_url, finished_ttl=3600, session_ttl=600, prefix=key_prefix
+        )
+        opened.append(store)
+        return RedisPuzzles(store)
+
+    try:
+        on_redis = await run_out(open_store)
+    finally:
+        for store in opened:
+            await store.close()
+    check_run_out(on_redis)
+    shared = MemoryRedis()
+    assert on_redis == await run_out(lambda: MemoryPuzzles(MemoryStore(shared)))
