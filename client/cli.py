@@ -292,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
         "one move only. Type your side's moves (cards as 33 4, or pass); the server answers "
         "with the defence that lasts longest. A move that lets the win go ends it and shows "
         "the winning line. Your first try at a puzzle changes your puzzle rating (and the "
-        "puzzle's). Exit status 0 when solved, 1 when failed. --json prints the server's "
+        "puzzle's); leaving it before the end counts as failed. Exit status 0 when solved, "
+        "1 when failed. --json prints the server's "
         "messages.",
     )
     which = puzzle.add_mutually_exclusive_group()

@@ -6,7 +6,10 @@ The open position is printed (every hand, seats numbered from the landlord: 0 th
 (cards as ``ddz`` reads them, ``33 4`` or ``334``; ``pass``); the server answers each with
 its longest defence, until the puzzle is solved or a move lets the win go (then the winning
 line is shown). A refused move (cards not held, not a play, does not beat) is said and asked
-again: it changed nothing. ``--json`` prints every server message as a JSON line instead of
+again: it changed nothing. A first try is rated: it says so before the first move and in
+each prompt (``landlord [rated]>``), since leaving it before its end (stdin ended, or
+another puzzle asked for) counts as a failed try and costs puzzle rating; a retry, which
+rates nothing, does not. ``--json`` prints every server message as a JSON line instead of
 words (the moves are still read from stdin). The player's session and key are the kept ones,
 as for ``ddz profile``: the rating and record are theirs.
 """
@@ -37,6 +40,10 @@ EXIT_SOLVED = 0
 EXIT_FAILED = 1
 
 SEATS = ("landlord", "farmer 1", "farmer 2")
+#: Said before the first move of a rated (first) try.
+RATED = "rated: leaving before the end counts as a failed try and costs puzzle rating"
+#: Said when stdin ends in a rated try.
+LEFT_RATED = "left before the end: this rated try counts as failed"
 
 
 def cards_text(ranks: list[int] | None) -> str:
@@ -67,9 +74,16 @@ def puzzle_lines(data: PuzzleData) -> list[str]:
     head = f"puzzle {data.puzzle_id} (rated {data.rating}; you {data.your_rating})"
     return [
         head + (f" - {', '.join(marks)}" if marks else ""),
+        *([] if data.tried else [RATED]),
         f"you play the {data.side}: force the win (it takes {data.min_plays} plays or more)",
         *position_lines(data.position, mine),
     ]
+
+
+def prompt(data: PuzzleData, seat: int) -> str:
+    """What the player is asked their move with: the seat on turn, and ``[rated]`` while a
+    first try is played (leaving it counts)."""
+    return f"{SEATS[seat]}{'' if data.tried else ' [rated]'}> "
 
 
 def reply_lines(reply: PuzzleReply, mine: tuple[int, ...]) -> list[str]:
@@ -131,10 +145,12 @@ async def play_puzzle(link: Link, opts: Options, inp: TextIO, out: TextIO, err: 
     step = 0
     while True:
         if not opts.json:
-            print(f"{SEATS[position.turn]}> ", end="", file=out, flush=True)
+            print(prompt(data, position.turn), end="", file=out, flush=True)
         line = await asyncio.to_thread(inp.readline)
         if not line:
             say("")
+            if not data.tried and not opts.json:
+                say(LEFT_RATED)
             return EXIT_FAILED
         move = read_move(line)
         if isinstance(move, str):

@@ -690,7 +690,9 @@ class PuzzleData(Message):
     seat 0; the farmers: seats 1 and 2, against the landlord), how many plays of my side the
     win takes at least (``min_plays``), the puzzle's shown ``rating`` and mine
     (``your_rating``, 1500 new), whether it is the day's puzzle, whether I ``tried`` it before
-    (a second try changes no rating) and whether it was cut from a deal I lost (``own``).
+    (a second try changes no rating; a first, not ``tried``, is rated: left before its end,
+    for another puzzle or a day without a move, it counts as failed) and whether it was cut
+    from a deal I lost (``own``).
     No names, no match code: the same cards from any deal are the same puzzle."""
 
     type: Literal["puzzle"] = "puzzle"

@@ -4,7 +4,10 @@ A player asks for a puzzle by id, the day's (the same for everyone on a UTC day)
 next: a random one they have not tried among those rated near their puzzle rating (the
 window widening until one is found; when they have tried them all, a tried one). Starting a
 puzzle starts an attempt, kept in the store (``server/store/puzzles.py``); only a player's
-first attempt at a puzzle is rated, and one left unfinished counts as failed. Each move is
+first attempt at a puzzle is rated, and one left unfinished counts as failed: left for
+another puzzle (or the same again), or left ``ATTEMPT_TTL`` without a move (counted when the
+player next asks for a puzzle, moves or reads their record, whichever comes first: the
+attempt waits in the store for it, so a restart loses nothing). Each move is
 checked (the seat on turn and of the player's side, cards held, a play that beats the
 table: else a typed refusal that changes nothing), then answered by the solver
 (``server.analysis.puzzle_play``: the defence that lasts longest; a losing move ends it with
@@ -54,7 +57,7 @@ from server.lobby.sessions import Session
 from server.lobby.stores import PuzzleStore
 from server.players.puzzle_rating import attempt as rate_attempt
 from server.players.puzzle_rating import shown
-from server.store.puzzles import Attempt, StoredPuzzle
+from server.store.puzzles import ATTEMPT_TTL, Attempt, StoredPuzzle
 
 #: Widths (shown points either side of the player's rating) tried in turn for the next
 #: puzzle, and how many puzzles each looks at.
@@ -135,10 +138,11 @@ class Puzzles:
         stored = await self.store.puzzle(pid)
         if stored is None:
             raise PuzzleError(ErrorCode.NO_PUZZLE, f"no puzzle {pid}")
-        if await self._leave_attempt(player):
+        current = await self.store.attempt(player)
+        if current is not None and await self._count_left(player, current):
             me = await self.store.puzzle_player(player)  # (as the failure left it)
         # (a retry is played as the first was, and rates nothing)
-        first = await self.store.start_attempt(player, pid, self.lobby.clock())
+        started = await self.store.start_attempt(player, pid, self.lobby.clock())
         conn.send(
             PuzzleData(
                 puzzle_id=pid,
@@ -148,26 +152,34 @@ class Puzzles:
                 rating=shown(stored.rating),
                 your_rating=shown(me.rating),
                 daily=request.daily and request.puzzle_id is None,
-                tried=not first,
-                own=await self.store.is_own(player, pid),
+                tried=not started.first,
+                own=started.own,
             )
         )
 
-    async def _leave_attempt(self, player: str) -> bool:
-        """A first attempt left unfinished (another puzzle asked for, or this one again)
-        counts as failed: else a player could look at a hard puzzle, leave it unrated, and
-        find its answer elsewhere for a retry. (An attempt given up for ``ATTEMPT_TTL``
-        expires uncounted.) Whether one was counted."""
-        current = await self.store.attempt(player)
-        if current is None or not current.rated:
+    async def _count_left(self, player: str, attempt: Attempt) -> bool:
+        """A first attempt left unfinished (another puzzle asked for, this one again, or
+        ``ATTEMPT_TTL`` gone by without a move) counts as failed: else a player could look
+        at a hard puzzle, leave it unrated (or wait it out), and find its answer elsewhere
+        for a retry. Whether it was counted now (not: a retry, or ended meanwhile by a move
+        elsewhere)."""
+        if not attempt.rated:
             return False
-        left = await self.store.puzzle(current.puzzle)
+        left = await self.store.puzzle(attempt.puzzle)
         if left is None:
             return False
         with contextlib.suppress(PuzzleError):  # (ended meanwhile by a move elsewhere)
-            await self._over(player, left, current, solved=False)
+            await self._over(player, left, attempt, solved=False)
             return True
         return False
+
+    async def _count_if_run_out(self, player: str, attempt: Attempt) -> bool:
+        """Whether the attempt ran out (``ATTEMPT_TTL`` without a move): then it is over,
+        and counted as failed if rated."""
+        if not attempt.expired(self.lobby.clock()):
+            return False
+        await self._count_left(player, attempt)
+        return True
 
     async def next_for(self, player: str, rating: int) -> str:
         """A random puzzle the player has not tried, in the narrowest window around their
@@ -205,6 +217,13 @@ class Puzzles:
         player = session.player_id
         attempt = await self.store.attempt(player)
         pid = request.puzzle_id
+        if attempt is not None and await self._count_if_run_out(player, attempt):
+            counted = " and counts as failed" if attempt.rated else ""
+            raise PuzzleError(
+                ErrorCode.NO_PUZZLE,
+                f"your attempt at puzzle {attempt.puzzle} ran out (no move for"
+                f" {ATTEMPT_TTL // 3600} h){counted}: ask for a puzzle",
+            )
         if attempt is None or attempt.puzzle != pid:
             raise PuzzleError(
                 ErrorCode.NO_PUZZLE, f"you are not playing puzzle {pid}: ask for it first"
@@ -230,7 +249,8 @@ class Puzzles:
         if reply.result == "going":
             moves += list(reply.moves)
             kept = [[s, _ranks(c)] for s, c in moves]
-            if not await self.store.advance_attempt(player, pid, attempt.step, kept):
+            now = self.lobby.clock()
+            if not await self.store.advance_attempt(player, pid, attempt.step, kept, now):
                 raise _stale(attempt.step + 1, request.step)
             conn.send(self._reply(pid, step, reply, None))
             return
@@ -273,6 +293,10 @@ class Puzzles:
     # --- the profile's part ------------------------------------------------------------
 
     async def record(self, player: str) -> PuzzleRecord:
+        """The player's puzzle record, with an attempt of theirs that ran out counted."""
+        attempt = await self.store.attempt(player)
+        if attempt is not None:
+            await self._count_if_run_out(player, attempt)
         me = await self.store.puzzle_player(player)
         week = await self.store.turning_since(player, self.lobby.clock() - WEEK)
         return PuzzleRecord(

@@ -70,9 +70,10 @@ for a match worth replaying (it ended, or a person played in it), ``CLOSED_BRIEF
   set: ids by shown rating; ``:daily:DAY``, string: the UTC day's puzzle id (3 days). One
   hash tag, so one script adds a puzzle once (``server/store/puzzles.py``); none expires.
 - ``PREFIX{player:PID}:puzzle_rating``, hash: ``mu``, ``sigma``, ``tried``, ``solved``;
-  ``:puzzles_tried``, sorted set: puzzle ids started, by when; ``:puzzle_attempt``, string:
-  the attempt in progress (a day); ``:own_puzzles``, set: ids cut from their own lost
-  deals; ``:turning``, sorted set: their turning points by when (30 days kept).
+  ``:puzzles_tried``, sorted set: puzzle ids started, by when; ``:puzzle_attempt``, hash:
+  the attempt in progress (a rated one kept until counted, failed once past its
+  ``until``; a retry a day); ``:own_puzzles``, set: ids cut from their own lost deals;
+  ``:turning``, sorted set: their turning points by when (30 days kept).
 - ``PREFIXlobby:PID``, string: a random value; held while one lobby request of the player
   is under way (any process); expires after ``player_lock.LOCK_TTL`` if never released.
 

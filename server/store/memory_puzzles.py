@@ -1,6 +1,7 @@
 """``RedisPuzzles``' in-memory twin (``MemoryPuzzles``), for tests without Redis: the same
 answers over the ``MemoryRedis`` of a ``MemoryStore`` (shared by one test's "processes"),
-down when it is down."""
+down when it is down. An attempt is kept until replaced or ended: a retry's Redis TTL is not
+played (the lobby goes by ``Attempt.until`` on either store)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from server.players.rating import NEW, Rating, points
 from server.store.errors import StoreUnavailable
 from server.store.memory import MemoryRedis, MemoryStore
 from server.store.puzzles import (
+    ATTEMPT_TTL,
     TURNING_KEEP,
     Attempt,
     PuzzleEntry,
     PuzzlePlayer,
+    Started,
     StoredPuzzle,
 )
 
@@ -105,13 +108,13 @@ class MemoryPuzzles:
         held = self.data.tried.get(player, {})
         return [pid in held for pid in ids]
 
-    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
+    async def start_attempt(self, player: str, pid: str, now: float) -> Started:
         self._up()
         held = self.data.tried.setdefault(player, {})
         first = pid not in held
         held.setdefault(pid, now)
-        self.data.attempts[player] = Attempt(pid, 0, [], first)
-        return first
+        self.data.attempts[player] = Attempt(pid, 0, [], first, now + ATTEMPT_TTL)
+        return Started(first, pid in self.data.own.get(player, set()))
 
     async def attempt(self, player: str) -> Attempt | None:
         self._up()
@@ -121,12 +124,15 @@ class MemoryPuzzles:
         found = self.data.attempts.get(player)
         return found if found is not None and (found.puzzle, found.step) == (pid, step) else None
 
-    async def advance_attempt(self, player: str, pid: str, step: int, moves: list[Any]) -> bool:
+    async def advance_attempt(
+        self, player: str, pid: str, step: int, moves: list[Any], now: float
+    ) -> bool:
         self._up()
         found = self._at(player, pid, step)
         if found is None:
             return False
-        self.data.attempts[player] = Attempt(pid, step + 1, list(moves), found.rated)
+        until = now + ATTEMPT_TTL
+        self.data.attempts[player] = Attempt(pid, step + 1, list(moves), found.rated, until)
         return True
 
     async def end_attempt(

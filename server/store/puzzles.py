@@ -7,8 +7,11 @@ a puzzle with its rating and its place by rating, only if its id is new: the sam
 found in two deals (or by two processes) are one puzzle, rated once. A puzzle holds cards
 only (``PuzzleEntry``): no name, no match code, no seat of its match. A player's keys share
 ``{player:PID}`` with their other keys: an attempt moves on or ends by a script, only from
-the step it was read at, so two moves of one player at once (two tabs) apply one. A rating
-change of a puzzle is applied as a difference (many players rate one puzzle at once).
+the step it was read at, so two moves of one player at once (two tabs) apply one. A rated
+attempt (a first) is kept until it is counted, with the time it runs out (``until``): one
+left unanswered fails when the lobby next sees it, so waiting it out dodges nothing, across
+restarts too; a retry counts nothing and expires. A rating change of a puzzle is applied as
+a difference (many players rate one puzzle at once).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from server.store.redis_store import RedisStore
 
 T = TypeVar("T")
 
-#: Seconds an attempt in progress is kept after its last move.
+#: Seconds an attempt in progress may go without a move: then it is over, and a rated one
+#: counts as failed (``Attempt.until``; counted when next seen: ``server/lobby/puzzles.py``).
 ATTEMPT_TTL = 24 * 3600
 #: Seconds a day's puzzle is kept (a UTC day, and the days either side of it).
 DAILY_TTL = 3 * 86400
@@ -60,23 +64,30 @@ redis.call('ZADD', KEYS[2], string.format('%.0f', shown), ARGV[1])
 return now
 """
 
-#: KEYS: tried, attempt. ARGV: id, now, attempt TTL, empty moves. Starts the player's attempt
-#: at the puzzle (replacing any in progress), rated when it is their first; returns 1 then.
+#: KEYS: tried, attempt, own puzzles. ARGV: id, now, attempt TTL, empty moves, until. Starts
+#: the player's attempt at the puzzle (replacing any in progress), rated when it is their
+#: first; returns {first (1/0), own (1/0)}: whether the puzzle was cut from their own lost
+#: deal is read here, in the same round trip. A rated attempt is kept until it is counted
+#: (``until``: when it is failed if unanswered); a retry, which counts nothing, expires.
 _START = """
 local first = redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], 'id', ARGV[1], 'step', 0, 'moves', ARGV[4], 'rated', first)
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-return first
+redis.call('HSET', KEYS[2], 'id', ARGV[1], 'step', 0, 'moves', ARGV[4], 'rated', first,
+    'until', ARGV[5])
+if first == 0 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+return {first, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
 """
 
-#: KEYS: attempt. ARGV: id, step, moves, attempt TTL. Moves the attempt on from ``step`` to
-#: the next with ``moves``, only if it is at ``step`` of puzzle ``id``; 1 when it did.
+#: KEYS: attempt. ARGV: id, step, moves, attempt TTL, until. Moves the attempt on from
+#: ``step`` to the next with ``moves``, only if it is at ``step`` of puzzle ``id``; 1 when it
+#: did. A rated one stays until counted (an attempt stored before ``until`` was: its TTL
+#: goes), a retry expires.
 _ADVANCE = """
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'step') ~= ARGV[2]
 then return 0 end
-redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'moves', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'moves', ARGV[3], 'until', ARGV[5])
+if redis.call('HGET', KEYS[1], 'rated') == '1' then redis.call('PERSIST', KEYS[1])
+else redis.call('EXPIRE', KEYS[1], ARGV[4]) end
 return 1
 """
 
@@ -99,12 +110,27 @@ return 1
 @dataclass(frozen=True, slots=True)
 class Attempt:
     """A player's attempt in progress: the puzzle, how many moves of theirs it has made,
-    every move so far (``[seat, ranks or None]``), and whether it is rated (their first)."""
+    every move so far (``[seat, ranks or None]``), whether it is rated (their first), and
+    when it runs out unanswered (``ATTEMPT_TTL`` after its start or last move; infinity for
+    one stored before this was kept)."""
 
     puzzle: str
     step: int
     moves: list[Any]
     rated: bool
+    until: float
+
+    def expired(self, now: float) -> bool:
+        """Whether it ran out: over, and failed if rated."""
+        return now >= self.until
+
+
+class Started(NamedTuple):
+    """An attempt started: whether it is the player's first at the puzzle (rated), and
+    whether the puzzle was cut from their own lost deal."""
+
+    first: bool
+    own: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,32 +283,41 @@ class RedisPuzzles:
         )
         return [score is not None for score in found]
 
-    async def start_attempt(self, player: str, pid: str, now: float) -> bool:
+    async def start_attempt(self, player: str, pid: str, now: float) -> Started:
         """Start the player's attempt at puzzle ``pid`` (it replaces one in progress) and
-        mark it tried; whether it is their first at it (the one rated)."""
+        mark it tried: whether it is their first at it (the one rated), and whether the
+        puzzle is their own (one round trip for both)."""
         keys = [
             self.keys.player(player, "puzzles_tried"),
             self.keys.player(player, "puzzle_attempt"),
+            self.keys.player(player, "own_puzzles"),
         ]
-        args: list[str | float | bytes] = [pid, now, ATTEMPT_TTL, pack([])]
-        return bool(await self._call(self._start(keys=keys, args=args)))
+        args: list[str | float | bytes] = [pid, now, ATTEMPT_TTL, pack([]), now + ATTEMPT_TTL]
+        first, own = await self._call(self._start(keys=keys, args=args))
+        return Started(bool(first), bool(own))
 
     async def attempt(self, player: str) -> Attempt | None:
         found: Any = await self._call(
             self.redis.hmget(
-                self.keys.player(player, "puzzle_attempt"), ["id", "step", "moves", "rated"]
+                self.keys.player(player, "puzzle_attempt"),
+                ["id", "step", "moves", "rated", "until"],
             )
         )
-        pid, step, moves, rated = found
+        pid, step, moves, rated, until = found
         if pid is None or step is None or moves is None:
             return None
-        return Attempt(_text(pid), int(step), list(unpack(moves)), _text(rated) == "1")
+        ends = float("inf") if until is None else float(until)
+        return Attempt(_text(pid), int(step), list(unpack(moves)), _text(rated) == "1", ends)
 
-    async def advance_attempt(self, player: str, pid: str, step: int, moves: list[Any]) -> bool:
-        """Move the attempt on from ``step`` with ``moves`` (all of them so far), only if it
-        is still at ``step`` of ``pid`` (a move of the player's elsewhere meanwhile: not)."""
+    async def advance_attempt(
+        self, player: str, pid: str, step: int, moves: list[Any], now: float
+    ) -> bool:
+        """Move the attempt on from ``step`` with ``moves`` (all of them so far), at ``now``
+        (it runs out ``ATTEMPT_TTL`` later), only if it is still at ``step`` of ``pid`` (a
+        move of the player's elsewhere meanwhile: not)."""
         keys = [self.keys.player(player, "puzzle_attempt")]
-        args: list[str | int | bytes] = [pid, step, pack(moves), ATTEMPT_TTL]
+        args: list[str | int | float | bytes] = [pid, step, pack(moves), ATTEMPT_TTL]
+        args.append(now + ATTEMPT_TTL)
         return bool(await self._call(self._advance(keys=keys, args=args)))
 
     async def end_attempt(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from client.puzzle_command import LEFT_RATED, RATED
 from protocol.cards import format_cards
 from server.analysis.puzzle_play import answer, winning_line
 from server.analysis.puzzles import puzzle_id, puzzle_key
@@ -80,6 +81,8 @@ def test_a_puzzle_solved_in_the_terminal_then_failed_then_the_record(
     assert solved.returncode == 0, solved.stderr + solved.stdout
     out = solved.stdout
     assert out.startswith(f"puzzle {PID} (rated {shown(seed(4))}; you 1500)")
+    assert out.splitlines()[1] == RATED  # a first try: leaving it would count as failed
+    assert "landlord [rated]> " in out
     assert "you play the landlord: force the win (it takes 4 plays or more)" in out
     assert "0 landlord (you): 5 9 10 Q" in out and "2 farmer 2: 5 6" in out
     assert "refused: seat 0 does not hold those cards" in out  # the 3, asked again
@@ -89,6 +92,12 @@ def test_a_puzzle_solved_in_the_terminal_then_failed_then_the_record(
     assert failed.returncode == 1, failed.stderr
     assert "that lets the win go: puzzle failed" in failed.stdout
     assert "the winning line: landlord 9, farmer 1 " in failed.stdout
+
+    # a retry rates nothing: no word of a count, even when stdin ends before a move
+    retry = ddz(puzzle_server, tmp_path / "bo", "", "--name", "bo", "puzzle", "--id", PID)
+    assert "tried before: not rated" in retry.stdout.splitlines()[0]
+    assert RATED not in retry.stdout and LEFT_RATED not in retry.stdout
+    assert "landlord> " in retry.stdout and "[rated]" not in retry.stdout
 
     profile = ddz(puzzle_server, tmp_path, "", "--json", "profile")
     assert profile.returncode == 0, profile.stderr

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  afterReply, dealIds, moveRequest, mySeatOnTurn, mySeats, pickVerdict, startAttempt,
+  afterReply, dealIds, leavingCounts, moveRequest, mySeatOnTurn, mySeats, pickVerdict, startAttempt,
 } from "../../server/web/static/js/puzzle.js";
 import { cardRank } from "../../server/web/static/js/rules.js";
 
@@ -59,4 +59,22 @@ test("a reply: the moves leave their hands, the position and result as the serve
   assert.deepEqual(a.line, [{ seat: 1, ranks: [9] }]);
   assert.equal(a.rating.after, 1488);
   assert.equal(afterReply(a, { puzzle_id: "ffffffffffff", moves: [] }), a); // another puzzle's
+});
+
+test("a first try says leaving it counts as failed, until it is over; a retry never", () => {
+  const first = startAttempt(data);
+  assert.equal(leavingCounts(first), true);
+  const going = afterReply(first, {
+    type: "puzzle_reply", puzzle_id: "0123456789ab", step: 1, result: "going",
+    moves: [{ seat: 1, ranks: null }, { seat: 2, ranks: null }, { seat: 0, ranks: [17] }],
+    position: { hands: [[5, 5], [3, 3, 9], [5, 16]], turn: 1, to_beat: [17], by: 0 },
+  });
+  assert.equal(leavingCounts(going), true);
+  const over = afterReply(going, {
+    type: "puzzle_reply", puzzle_id: "0123456789ab", step: 2, result: "failed", position: null,
+    moves: [{ seat: 1, ranks: null }], line: [{ seat: 1, ranks: [9] }],
+    rating: { before: 1500, after: 1488, puzzle_before: 1500, puzzle_after: 1512 },
+  });
+  assert.equal(leavingCounts(over), false);
+  assert.equal(leavingCounts(startAttempt({ ...data, tried: true })), false);
 });

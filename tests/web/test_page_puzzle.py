@@ -1,7 +1,8 @@
 """A puzzle (残局, issue 33) in the browser, on a phone: the daily puzzle from the lobby, the
 open position with every hand, my moves picked by taps as at the table and answered by the
 solver, solved with the puzzle rating's change; tried again, a losing move ends it with the
-winning line. Screenshots in $DDZ_SCREENSHOTS."""
+winning line. A first try says, until it is over, that leaving it counts as failed; the retry
+does not. Screenshots in $DDZ_SCREENSHOTS."""
 
 from __future__ import annotations
 
@@ -67,7 +68,21 @@ def test_a_puzzle_on_a_phone_solved_then_failed_with_the_winning_line(
     assert page.locator('.pz-seat[data-seat="2"] .pz-cards .card').count() == 2
     assert "landlord" in page.inner_text("#puzzle-task")
     assert page.is_disabled("#pz-play") and page.is_disabled("#pz-pass")  # (I lead)
+    # a first try is rated: the sheet says before the first move that leaving it fails it
+    assert not data["tried"]
+    rated = "Rated try: leaving before the end counts as failed and costs puzzle rating."
+    assert page.is_visible("#pz-rated") and page.inner_text("#pz-rated") == rated
+    assert page.get_attribute("#puzzle", "aria-describedby") == "puzzle-task pz-rated"
     shoot(page, "puzzle-start-phone")
+    for lang, words in (
+        ("zh", "中途离开算作失败"),
+        ("de", "zählt als Fehlversuch"),
+        ("id", "dihitung gagal"),
+    ):
+        page.select_option("#lang", lang)
+        assert words in page.inner_text("#pz-rated")
+        shoot(page, f"puzzle-start-phone-{lang}")
+    page.select_option("#lang", "en")
 
     # the solver's line, played by taps: each move answered by the longest defence
     position = data["position"]
@@ -90,6 +105,7 @@ def test_a_puzzle_on_a_phone_solved_then_failed_with_the_winning_line(
         position = reply["position"]
         if step == 1:
             page.wait_for_selector("#pz-hand .card >> nth=0")
+            assert page.is_visible("#pz-rated")  # (and while it is played)
             shoot(page, "puzzle-going-phone")
     assert reply["result"] == "solved" and reply["rating"] is not None
     page.wait_for_selector("#pz-result.solved")
@@ -97,12 +113,17 @@ def test_a_puzzle_on_a_phone_solved_then_failed_with_the_winning_line(
     assert (
         "Solved" in result and f"{reply['rating']['before']} → {reply['rating']['after']}" in result
     )
+    assert page.is_hidden("#pz-rated")  # (over: nothing left to leave)
     shoot(page, "puzzle-solved-phone")
 
     # again: the 5 lets the win go; over at once, with the winning line shown
     page.tap("#pz-retry")
     wait_until(lambda: len(frames.of_type("puzzle")) == 2, what="the puzzle again", page=page)
     page.wait_for_selector("#pz-hand .card >> nth=3")
+    assert last(frames, "puzzle")["tried"]  # a retry rates nothing: the sheet does not warn
+    assert page.is_hidden("#pz-rated") and page.inner_text("#pz-rated") == ""
+    assert "tried before: not rated" in page.inner_text("#puzzle-info")
+    shoot(page, "puzzle-retry-phone")
     pick(page, [5])
     page.tap("#pz-play")
     page.wait_for_selector("#pz-result.failed")

@@ -56,6 +56,16 @@ export function mySeats(data) {
 }
 
 /**
+ * Whether leaving the attempt now would count as a failed try (and cost puzzle rating): a
+ * first try (rated: the server says a retry is `tried`), not over yet. The sheet says so
+ * from the start to the end; never on a retry, which rates nothing.
+ * @param {Attempt} attempt
+ */
+export function leavingCounts(attempt) {
+  return !attempt.data.tried && attempt.result === "going";
+}
+
+/**
  * A new attempt at a puzzle, from its start.
  * @param {Msg} data PuzzleData
  * @returns {Attempt}

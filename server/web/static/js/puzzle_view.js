@@ -3,13 +3,14 @@
 // puzzle rating, asked of the server; the open position (every hand shown), the side I
 // play, my move picked from the hand on turn as at the table (tap, swipe, keys: hand.js),
 // the solver's replies, then solved or failed with the winning line and, for a first try,
-// the ratings' change. The attempt itself is puzzle.js's (pure).
+// the ratings' change. A first try is rated: the sheet says, until it is over, that leaving
+// it counts as failed (the server counts it so: server/lobby/puzzles.py). The attempt itself is puzzle.js's (pure).
 
 import { showDialog } from "./dialogs.js";
 import { $, button, make } from "./dom.js";
 import { Hand, showCards, showPlay } from "./hand.js";
 import { conn, renderNow, scheduleRender, ui } from "./page.js";
-import { afterReply, moveRequest, mySeatOnTurn, mySeats, pickVerdict, startAttempt } from "./puzzle.js";
+import { afterReply, leavingCounts, moveRequest, mySeatOnTurn, mySeats, pickVerdict, startAttempt } from "./puzzle.js";
 import { formatCards } from "./rules.js";
 import { errorText, playName, signed } from "./text.js";
 
@@ -142,6 +143,11 @@ export function renderPuzzle() {
   if (data.own) info.push(t("puzzle_own"));
   if (data.tried) info.push(t("puzzle_tried"));
   $("puzzle-info").textContent = info.join(" · ");
+  // a first try: leaving it before the end fails it (said from the start; the dialog's
+  // description, so empty when it does not hold)
+  const rated = $("pz-rated");
+  rated.hidden = !leavingCounts(a);
+  rated.textContent = rated.hidden ? "" : t("puzzle_rated");
   $("puzzle-task").textContent = t(data.side === "landlord" ? "puzzle_task_ll" : "puzzle_task_fm", { n: data.min_plays });
   const on = mySeatOnTurn(a);
   for (const row of document.querySelectorAll("#pz-seats .pz-seat")) {
