@@ -17,7 +17,7 @@ def _value(value: str | float | None) -> str:
         return "?"
     if isinstance(value, str):
         return value
-    return f"landlord ~{round(100 * value)}% (estimate)"
+    return f"landlord ~{int(100 * value + 0.5)}% (estimate)"  # (halves up, as the page)
 
 
 def _move(play: str | None) -> str:
