@@ -18,9 +18,11 @@ the end were solved.
 Before the reach, each position gets the strong bot's estimate of the landlord's chance
 (``server.analysis.estimate``: a float in [0, 1], ``exact`` false), at a fixed number of
 playouts a position so that it is the same for the same journal. Its cost is its own, not
-what the exact part left: some 10 to 20 ms a position, under a second for a deal's early
-part, so the exact part keeps its whole budget; ``Budget.estimate_seconds`` is only a
-guard (a deal of very many decisions on a slow machine), past which the earlier positions
+what the exact part left (which would leave the estimates nothing on the deals that need
+them most): some 20 to 50 ms of one core a position, under a second for a deal's early
+part (``benchmarks/review.py``), so the exact part keeps its whole budget.
+``Budget.estimate_seconds`` is only a guard (a deal of very many decisions, a slow or busy
+machine: it counts the clock, as the exact part does), past which the earlier positions
 stay unknown (``None``), never guessed otherwise. With the defaults (8 s exact, at most
 1.5 s of estimates) a deal's review stays within 10 s of one core. Estimates judge no move:
 a turning point needs both sides of the move exact.
