@@ -497,14 +497,16 @@ Side = Literal["landlord", "farmers"]
 
 class ReviewDecision(Message):
     """One play or pass of a reviewed deal: its seat and cards (text, ``None``: a pass), the
-    side that wins with best play before and after it (``None``: out of the review's
-    reach), whether both are exact, and, where it threw its side's win away, the moves that
-    would have kept it (``None``: the pass)."""
+    side that wins with best play before and after it, or before the solver's reach the
+    strong bot's estimate of the landlord's chance (a number from 0 to 1; ``None``:
+    unknown, as in a review kept before the estimates), whether both are exact (sides),
+    and, where it threw its side's win away, the moves that would have kept it (``None``:
+    the pass)."""
 
     seat: int
     play: str | None
-    before: Side | None
-    after: Side | None
+    before: Side | Annotated[float, Field(ge=0, le=1)] | None
+    after: Side | Annotated[float, Field(ge=0, le=1)] | None
     exact: bool
     better: list[str | None]
     timeout: bool
@@ -513,7 +515,8 @@ class ReviewDecision(Message):
 class ReviewDeal(Message):
     """A reviewed deal: the landlord, the hands as play began (text, the kitty in the
     landlord's), the winner, where it was lost (``lost_at``, an index into ``decisions``),
-    how many decisions from the end were solved (``reach``), and the solver's cost."""
+    how many decisions from the end were solved (``reach``), how many before those carry an
+    estimate (``estimated``; 0 in a review kept before the estimates), and the cost."""
 
     deal_no: int
     landlord: int
@@ -521,6 +524,7 @@ class ReviewDeal(Message):
     winner: Side
     lost_at: int | None
     reach: int
+    estimated: int = 0
     positions: int
     seconds: float
     decisions: list[ReviewDecision]

@@ -44,7 +44,8 @@ def mine_match(
         if deal.winner is None:
             continue
         deals += 1
-        review = review_deal(deal, Budget(seconds=seconds, nodes=nodes))
+        # (puzzles and turning points come from the exact part only: no estimates)
+        review = review_deal(deal, Budget(seconds=seconds, nodes=nodes, playouts=0))
         for index, (step, decision) in enumerate(zip(deal.steps, review.decisions, strict=True)):
             if not decision.turning:
                 continue

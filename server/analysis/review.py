@@ -12,9 +12,20 @@ is where the deal was lost.
 The solver works from the end of the deal backwards, every position under one budget per
 deal (``Budget``: seconds of one core and/or positions searched, the latter for reproducible
 tests): the end of a deal is small and quick, its start is mostly out of reach. The first
-position it cannot finish stops the walk; that decision and every earlier one are unknown
-(``None``), never guessed. ``DealReview.reach`` says how many decisions from the end were
-solved.
+position it cannot finish stops the walk; ``DealReview.reach`` says how many decisions from
+the end were solved.
+
+Before the reach, each position gets the strong bot's estimate of the landlord's chance
+(``server.analysis.estimate``: a float in [0, 1], ``exact`` false), at a fixed number of
+playouts a position so that it is the same for the same journal. Its cost is its own, not
+what the exact part left (which would leave the estimates nothing on the deals that need
+them most): some 20 to 50 ms of one core a position, under a second for a deal's early
+part (``benchmarks/review.py``), so the exact part keeps its whole budget.
+``Budget.estimate_seconds`` is only a guard (a deal of very many decisions, a slow or busy
+machine: it counts the clock, as the exact part does), past which the earlier positions
+stay unknown (``None``), never guessed otherwise. With the defaults (8 s exact, at most
+1.5 s of estimates) a deal's review stays within 10 s of one core. Estimates judge no move:
+a turning point needs both sides of the move exact.
 
 Positions come from the match's journal, replayed through the game core that played it
 (``server.game.journal.replay``), so a review needs nothing a replay does not.
@@ -25,30 +36,46 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from protocol.cards import Rank, card_rank, format_cards, parse_cards
 from protocol.events import CardsPlayed, DealEnded, LandlordChosen, Passed
 from protocol.legal import legal_plays
 from protocol.plays import Play
 from protocol.solver import Solution, solve_three
+from server.analysis.estimate import PLAYOUTS, landlord_chance
 from server.game.journal import replay
 from server.game.match import EVERYONE, Match
 
 Side = Literal["landlord", "farmers"]
+#: A position's value: the side that wins with best play (exact), the estimated landlord's
+#: chance (a float in [0, 1]), or None (unknown).
+Value = Side | float | None
 Cards = tuple[Rank, ...]
-#: Seconds of one core a deal's review may take by default, and the positions it may search.
+#: Seconds of one core a deal's exact review may take by default, and the positions it may
+#: search.
 DEAL_SECONDS = 8.0
 DEAL_NODES: int | None = None
+#: Seconds of one core the estimates of a deal may take at most (a guard: they take far
+#: less; see the module docstring).
+ESTIMATE_SECONDS = 1.5
 
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """What the review of one deal may spend: ``seconds`` of the clock, ``nodes`` positions
-    searched (None: no bound of that kind)."""
+    """What the review of one deal may spend: the exact part ``seconds`` of the clock and
+    ``nodes`` positions searched; the estimates ``playouts`` a position (0: none) and at
+    most ``estimate_seconds`` in all (None: no bound of that kind)."""
 
     seconds: float | None = DEAL_SECONDS
     nodes: int | None = DEAL_NODES
+    playouts: int = PLAYOUTS
+    estimate_seconds: float | None = ESTIMATE_SECONDS
+
+
+def is_exact(value: Value) -> bool:
+    """Whether a position's value is the solver's (a side), not an estimate or unknown."""
+    return isinstance(value, str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,23 +143,26 @@ class PlayedDeal:
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One judged decision. ``before``/``after``: the side that wins with best play before
-    and after it (None: out of the budget's reach); ``better``: when this move threw the
-    win away, the moves that would have kept it (None: the pass)."""
+    and after it, or before the solver's reach the estimated landlord's chance (a float),
+    or None (unknown); ``better``: when this move threw the win away, the moves that would
+    have kept it (None: the pass)."""
 
     seat: int
     play: Cards | None
     timeout: bool
-    before: Side | None
-    after: Side | None
+    before: Value
+    after: Value
     better: tuple[Cards | None, ...]
 
     @property
     def exact(self) -> bool:
-        return self.before is not None and self.after is not None
+        """Whether both values are the solver's (neither an estimate nor unknown)."""
+        return is_exact(self.before) and is_exact(self.after)
 
     @property
     def turning(self) -> bool:
-        """Whether this move turned a won position into a lost one for its side."""
+        """Whether this move turned a won position into a lost one for its side (known
+        only where both sides of it are exact: never from estimates)."""
         return self.exact and self.before != self.after
 
 
@@ -140,7 +170,8 @@ class Decision:
 class DealReview:
     """A reviewed deal: its decisions in order, the winner, where it was lost (the index of
     the first turning point, None when the winner always had it or the review does not
-    reach that far), how many decisions from the end were solved, and the cost."""
+    reach that far), how many decisions from the end were solved, the cost, and how many
+    decisions before those have an estimate before them (``estimated``)."""
 
     deal_no: int
     landlord: int
@@ -151,6 +182,7 @@ class DealReview:
     reach: int
     positions: int
     seconds: float
+    estimated: int = 0
 
 
 def _cards(ranks: Iterable[Rank]) -> Cards:
@@ -231,13 +263,14 @@ def review_deal(
     budget: Budget = Budget(),
     clock: Callable[[], float] = time.monotonic,
 ) -> DealReview:
-    """Judge every decision of a finished deal, from its end back as far as ``budget``
-    allows."""
+    """Judge every decision of a finished deal, exactly from its end back as far as
+    ``budget`` allows, and estimate the positions before that."""
     if deal.winner is None:
         raise ValueError(f"deal {deal.deal_no} did not finish: there is nothing to review")
     started = clock()
     n = len(deal.steps)
-    values: list[Side | None] = [None] * n + [deal.winner]
+    values: list[Value] = [None] * n
+    values.append(deal.winner)
     winning: list[tuple[Play | None, ...]] = [()] * n
     searched = 0
     reach = 0
@@ -260,11 +293,12 @@ def review_deal(
         values[i] = "landlord" if solution.winner == "landlord" else "farmers"
         winning[i] = solution.winning_moves
         reach += 1
+    estimated = _estimate(deal, values, n - reach, budget, clock)
     decisions: list[Decision] = []
     for i, step in enumerate(deal.steps):
         before, after = values[i], values[i + 1]
         mover = step.position.side(step.position.turn)
-        threw = before == mover and after is not None and after != mover
+        threw = is_exact(before) and is_exact(after) and before == mover != after
         better = tuple(None if m is None else m.cards for m in winning[i]) if threw else ()
         decisions.append(
             Decision(step.position.turn, step.play, step.timeout, before, after, better)
@@ -280,7 +314,30 @@ def review_deal(
         reach=reach,
         positions=searched,
         seconds=clock() - started,
+        estimated=estimated,
     )
+
+
+def _estimate(
+    deal: PlayedDeal,
+    values: list[Value],
+    unsolved: int,
+    budget: Budget,
+    clock: Callable[[], float],
+) -> int:
+    """Fill the values of the ``unsolved`` first positions with estimates, from the
+    solver's reach back, while ``budget`` allows; how many were estimated."""
+    if budget.playouts <= 0:
+        return 0
+    started = clock()
+    done = 0
+    for i in range(unsolved - 1, -1, -1):
+        spent = clock() - started
+        if budget.estimate_seconds is not None and spent >= budget.estimate_seconds:
+            break
+        values[i] = landlord_chance(deal.steps[i].position, budget.playouts)
+        done += 1
+    return done
 
 
 def review_match(
@@ -301,12 +358,22 @@ def _ranks(text: str | None) -> Cards | None:
     return None if text is None else tuple(parse_cards(text))
 
 
+def _value(data: Any) -> Value:
+    """A value back from data: a side, or an estimate (a whole number, as JSON from
+    elsewhere may write 0 or 1, read as the float it is), or None."""
+    if data == "landlord" or data == "farmers":
+        return cast(Side, data)
+    return None if data is None else float(data)
+
+
 def reviews_to_data(reviews: Iterable[DealReview]) -> dict[str, Any]:
     """A match's reviews as plain JSON data, the form kept and printed by ``ddz review
     --json``: per deal its decisions ``{"seat", "play", "before", "after", "exact",
     "better"}`` (cards as text, a pass as null; ``before``/``after`` the side that wins
-    with best play, null out of reach), with the deal's landlord, hands, winner, where it
-    was lost (``lost_at``: an index into its decisions), ``reach`` and its cost."""
+    with best play, or before the solver's reach the estimated landlord's chance (a number,
+    ``exact`` false), null unknown), with the deal's landlord, hands, winner, where it was
+    lost (``lost_at``: an index into its decisions), ``reach``, ``estimated`` and its
+    cost."""
     return {
         "deals": [
             {
@@ -316,6 +383,7 @@ def reviews_to_data(reviews: Iterable[DealReview]) -> dict[str, Any]:
                 "winner": r.winner,
                 "lost_at": r.lost_at,
                 "reach": r.reach,
+                "estimated": r.estimated,
                 "positions": r.positions,
                 "seconds": round(r.seconds, 3),
                 "decisions": [
@@ -337,7 +405,8 @@ def reviews_to_data(reviews: Iterable[DealReview]) -> dict[str, Any]:
 
 
 def reviews_from_data(data: dict[str, Any]) -> list[DealReview]:
-    """``reviews_to_data``'s reviews back."""
+    """``reviews_to_data``'s reviews back; a review kept before the estimates (its
+    unknowns null, no ``estimated``) loads as it was."""
     reviews: list[DealReview] = []
     for deal in data["deals"]:
         hands = tuple(tuple(parse_cards(h)) for h in deal["hands"])
@@ -346,8 +415,8 @@ def reviews_from_data(data: dict[str, Any]) -> list[DealReview]:
                 seat=d["seat"],
                 play=_ranks(d["play"]),
                 timeout=d["timeout"],
-                before=d["before"],
-                after=d["after"],
+                before=_value(d["before"]),
+                after=_value(d["after"]),
                 better=tuple(_ranks(m) for m in d["better"]),
             )
             for d in deal["decisions"]
@@ -363,6 +432,7 @@ def reviews_from_data(data: dict[str, Any]) -> list[DealReview]:
                 reach=deal["reach"],
                 positions=deal["positions"],
                 seconds=deal["seconds"],
+                estimated=deal.get("estimated", 0),
             )
         )
     return reviews

@@ -6,7 +6,8 @@ room that does not exist.
 
 A review is computed once per match and kept in Redis with the room (``put_review``: the
 key expires with the room's state). Computing it is the exact solver's work, about
-``--review-seconds`` of one core per deal (``server.analysis.review``), so it runs off the
+``--review-seconds`` of one core per deal, and the estimates before its reach, under a
+second more (``server.analysis.review``), so it runs off the
 event loop in a process of its own (``Reviewer``: one worker, started on first use, at a
 lower CPU priority than the server and the strong bots' workers), not in the bots' pool:
 a review holds a worker for tens of seconds, which would make every strong decision

@@ -56,6 +56,18 @@ def test_a_finished_match_reviewed_in_words_and_as_json(review_server: str, tmp_
     for decision in deal["decisions"]:
         assert {"seat", "play", "before", "after", "exact", "better"} <= set(decision)
     assert deal["decisions"][-1]["after"] == deal["winner"]
+    # exact (a side) from the solver's reach on, the strong bot's estimate before it
+    n, reach = len(deal["decisions"]), deal["reach"]
+    for i, decision in enumerate(deal["decisions"]):
+        before = decision["before"]
+        if i >= n - reach:
+            assert before in ("landlord", "farmers")
+        elif i >= n - reach - deal["estimated"]:
+            assert isinstance(before, float) and 0 <= before <= 1
+            assert decision["exact"] is False
+    if reach < n:
+        assert deal["estimated"] >= 1
+        assert re.search(r"landlord ~\d+% \(estimate\)", shown.stdout)
 
     stranger = ddz(review_server, tmp_path / "eve", "--name", "eve", "review", code)
     assert stranger.returncode != 0

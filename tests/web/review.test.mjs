@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  chances, decisionSteps, moveRanks, positionAt, reviewedDeal, stepOf, turningPoints,
+  chances, decisionSteps, moveRanks, percent, positionAt, reviewedDeal, stepOf, turningPoints,
 } from "../../server/web/static/js/review.js";
 
 const played = (seat) => ({ type: "played", seat, cards: [0], kind: "single" });
@@ -18,8 +18,9 @@ const deal = {
   ],
 };
 const replay = { code: "ABCDE", deals: [{ deal_no: 1, void: true, events: [] }, deal] };
+const side = (v) => typeof v === "string";
 const decision = (seat, play, before, after, better = []) =>
-  ({ seat, play, before, after, exact: before !== null && after !== null, better, timeout: false });
+  ({ seat, play, before, after, exact: side(before) && side(after), better, timeout: false });
 const review = {
   code: "ABCDE",
   deals: [{
@@ -53,6 +54,32 @@ test("the landlord's chance at each position: exact 1 or 0, null beyond the reac
 
 test("a turning point is an exact decision whose side won before and lost after", () => {
   assert.deepEqual(turningPoints(review.deals[0]), [2]);
+});
+
+// The same deal reviewed with the strong bot's estimates before the solver's reach.
+const estimated = {
+  ...review.deals[0],
+  lost_at: null,
+  reach: 2,
+  estimated: 2,
+  decisions: [
+    decision(0, "3", 0.8125, 0.125),
+    decision(1, null, 0.125, "landlord"),
+    decision(2, "5", "landlord", "landlord"),
+    decision(0, "7", "landlord", "landlord"),
+  ],
+};
+
+test("before the reach the chance is the estimate, marked not exact", () => {
+  assert.deepEqual(chances(estimated).map((c) => c.value), [0.8125, 0.125, 1, 1, 1]);
+  assert.deepEqual(chances(estimated).map((c) => c.exact), [false, false, true, true, true]);
+  assert.deepEqual([0.8125, 0.125, 0, 1].map(percent), [81, 13, 0, 100]);
+});
+
+test("an estimate's fall (81% to 13%, or 13% to an exact win) is no turning point", () => {
+  assert.deepEqual(turningPoints(estimated), []);
+  const falls = { ...estimated, decisions: [decision(0, "3", 0.9, "farmers"), ...estimated.decisions.slice(1)] };
+  assert.deepEqual(turningPoints(falls), []);
 });
 
 test("positions and steps: a step shows the decisions made before it; a position its step", () => {

@@ -298,9 +298,19 @@ SERVER_MESSAGES: list[BaseModel] = [
                 winner="farmers",
                 lost_at=0,
                 reach=2,
+                estimated=1,
                 positions=812,
                 seconds=0.25,
                 decisions=[
+                    ReviewDecision(
+                        seat=0,
+                        play="3",
+                        before=0.625,
+                        after="landlord",
+                        exact=False,
+                        better=[],
+                        timeout=False,
+                    ),
                     ReviewDecision(
                         seat=1,
                         play="44",

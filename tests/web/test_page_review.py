@@ -98,18 +98,35 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
     steps = [i for i, ev in enumerate(played["events"]) if ev["type"] in ("played", "passed")]
     assert len(steps) == len(decisions)
 
-    # the line: a dot per exact position, the turning points marked, as many as the review has
+    # the line: a dot per position, the exact ones solid, the strong bot's estimates before
+    # the solver's reach lighter, joined dashed and each titled as an estimate; the turning
+    # points marked, as many as the review has (never on estimates)
     turning = [i for i, d in enumerate(decisions) if d["exact"] and d["before"] != d["after"]]
     thrower = matches[1].thrower
     assert thrower.thrown is not None
     _, thrown_at, kept = thrower.thrown
     assert thrown_at in turning and deal["lost_at"] is not None
-    exact = sum(d["before"] is not None for d in decisions) + 1
-    assert page.locator("#review-chart circle.dot").count() == exact
+    exact = sum(isinstance(d["before"], str) for d in decisions) + 1
+    estimates = [d["before"] for d in decisions if isinstance(d["before"], float)]
+    assert exact == deal["reach"] + 1 and len(estimates) == deal["estimated"]
+    # (3 s of the solver never reach a whole deal's start: estimates come before its reach)
+    assert estimates, "no estimates before the solver's reach"
+    unknown = len(decisions) - deal["reach"] - deal["estimated"]  # (the estimates' guard)
+    assert all(not d["exact"] for d in decisions[: unknown + len(estimates)])
+    assert page.locator("#review-chart circle.dot:not(.est)").count() == exact
+    dots = page.locator("#review-chart circle.dot.est")
+    assert dots.count() == len(estimates)
+    for i, chance in enumerate(estimates):
+        title = dots.nth(i).locator("title").text_content()
+        assert title == f"landlord ~{int(100 * chance + 0.5)}% (estimate)"
+    # dashed from the first estimate to the solver's first position
+    assert page.locator("#review-chart line.seg.est").count() == len(estimates)
+    assert "estimate" in page.inner_text(".review-legend")
+    assert "the strong bot's estimates" in page.inner_text("#review-summary")
+    assert "estimates for the" in (page.get_attribute("#review-chart svg", "aria-label") or "")
     assert page.locator("#review-chart text.turn-mark").count() == len(turning)
     assert page.locator("#review-chart circle.lost-ring").count() == 1
-    if deal["reach"] < len(decisions):
-        assert page.locator("#review-chart rect.unreached").count() == 1
+    assert page.locator("#review-chart rect.unreached").count() == (1 if unknown else 0)
     # ... and in the list of plays
     chips = page.locator("#review-plays button.chip")
     assert chips.count() == len(decisions)
@@ -144,6 +161,17 @@ def test_the_review_line_its_turning_point_and_the_moves_that_kept_the_win(
         assert decisions[lost]["better"] == [None if m is None else format_cards(m) for m in kept]
     assert page.locator(f'#review-plays button[data-i="{lost}"][aria-current="step"]').count() == 1
     shoot(page, "review-turning-phone")
+
+    # the first estimated position, before the solver's reach: its estimate, said as one
+    page.click(f'#review-plays button[data-i="{unknown}"]')
+    wait_until(
+        lambda: "estimate" in page.inner_text("#review-note"),
+        what="the estimate's note",
+        page=page,
+    )
+    note = page.inner_text("#review-note")
+    assert f"about {int(100 * estimates[0] + 0.5)}%" in note and "the strong bot's" in note
+    shoot(page, "review-estimate-phone")
 
     # a tap on the line goes to that position; the end says who won
     box = page.locator("#review-chart svg").bounding_box()

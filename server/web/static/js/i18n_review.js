@@ -1,7 +1,8 @@
 // @ts-check
 // The words of a finished match's review (issue 33) in the four languages: asking for it,
-// the wait and its refusals, the line of the landlord's chances, the turning points and the
-// moves that would have kept the win; the puzzles (残局). Spread into i18n.js's tables (every key in each).
+// the wait and its refusals, the line of the landlord's chances (exact, or the strong bot's
+// estimate), the turning points and the moves that would have kept the win; the puzzles
+// (残局). Spread into i18n.js's tables (every key in each).
 
 const EN = {
   review: "Review",
@@ -31,6 +32,11 @@ const EN = {
   review_unreached: "too early to solve",
   review_chart: "The landlord's chances across the deal: exact for the last {n} of {total} positions, {turns} turning points",
   review_to_play_unknown: "{name} to play: too early for the solver.",
+  review_estimate_legend: "estimate",
+  review_estimate_point: "landlord ~{pct}% (estimate)",
+  review_reach_est: "Solved exactly: the last {n} of {total} plays and passes; before that, the strong bot's estimates.",
+  review_chart_est: "; the strong bot's estimates for the {m} before them",
+  review_to_play_est: "{name} to play: the landlord's chance is about {pct}% (the strong bot's estimate: too early for the solver).",
   review_to_play_ll: "{name} to play: with best play the landlord wins.",
   review_to_play_fm: "{name} to play: with best play the farmers win.",
   review_played: "Played: {play}.",
@@ -89,6 +95,11 @@ const ZH = {
   review_unreached: "太早，无法求解",
   review_chart: "本局地主的胜算：最后 {n}/{total} 个局面为精确值，{turns} 个转折点",
   review_to_play_unknown: "轮到{name}：太早，求解器无法判断。",
+  review_estimate_legend: "估计",
+  review_estimate_point: "地主约 {pct}%（估计）",
+  review_reach_est: "精确求解：{total} 手中的最后 {n} 手出牌和过牌；之前为高手机器人的估计。",
+  review_chart_est: "；之前 {m} 个局面为高手机器人的估计",
+  review_to_play_est: "轮到{name}：地主胜算约 {pct}%（高手机器人的估计：太早，求解器无法判断）。",
   review_to_play_ll: "轮到{name}：双方最佳应对下地主胜。",
   review_to_play_fm: "轮到{name}：双方最佳应对下农民胜。",
   review_played: "实际出牌：{play}。",
@@ -147,6 +158,11 @@ const DE = {
   review_unreached: "zu früh zum Lösen",
   review_chart: "Die Chancen des Grundherrn im Spiel: exakt für die letzten {n} von {total} Stellungen, {turns} Wendepunkte",
   review_to_play_unknown: "{name} ist am Zug: zu früh für den Löser.",
+  review_estimate_legend: "Schätzung",
+  review_estimate_point: "Grundherr ~{pct} % (Schätzung)",
+  review_reach_est: "Exakt gelöst: die letzten {n} von {total} Zügen und Passen; davor die Schätzungen des starken Bots.",
+  review_chart_est: "; Schätzungen des starken Bots für die {m} davor",
+  review_to_play_est: "{name} ist am Zug: die Chance des Grundherrn liegt bei etwa {pct} % (Schätzung des starken Bots: zu früh für den Löser).",
   review_to_play_ll: "{name} ist am Zug: bei bestem Spiel gewinnt der Grundherr.",
   review_to_play_fm: "{name} ist am Zug: bei bestem Spiel gewinnen die Bauern.",
   review_played: "Gespielt: {play}.",
@@ -205,6 +221,11 @@ const ID = {
   review_unreached: "terlalu awal untuk dipecahkan",
   review_chart: "Peluang tuan tanah sepanjang tangan: tepat untuk {n} dari {total} posisi terakhir, {turns} titik balik",
   review_to_play_unknown: "Giliran {name}: terlalu awal untuk pemecah.",
+  review_estimate_legend: "perkiraan",
+  review_estimate_point: "tuan tanah ~{pct}% (perkiraan)",
+  review_reach_est: "Dipecahkan tepat: {n} terakhir dari {total} langkah dan lewat; sebelumnya, perkiraan bot kuat.",
+  review_chart_est: "; perkiraan bot kuat untuk {m} posisi sebelumnya",
+  review_to_play_est: "Giliran {name}: peluang tuan tanah sekitar {pct}% (perkiraan bot kuat: terlalu awal untuk pemecah).",
   review_to_play_ll: "Giliran {name}: dengan permainan terbaik tuan tanah menang.",
   review_to_play_fm: "Giliran {name}: dengan permainan terbaik petani menang.",
   review_played: "Dimainkan: {play}.",

@@ -1,8 +1,9 @@
 // @ts-check
 // A finished match's review (the server's `review` message, ReviewData) read beside its
 // replay (replay.js): which replay steps are a deal's decisions (its plays and passes, in
-// the order the review judges them), the landlord's chance at each position of the deal,
-// the turning points, and the moves that would have kept a win, as the mover's cards.
+// the order the review judges them), the landlord's chance at each position of the deal
+// (exact where the solver reached, the strong bot's estimate before that), the turning
+// points, and the moves that would have kept a win, as the mover's cards.
 // No DOM: node tests drive it.
 //
 // Positions: position i is the moment before decision i (its seat to play), position n
@@ -13,8 +14,9 @@ import { parseCards } from "./rules.js";
 
 /**
  * @typedef {{[field: string]: any}} Msg
- * @typedef {{value: 0 | 1 | null, exact: boolean}} Chance  a position's chance for the
- *   landlord: 1 won, 0 lost with best play (exact), null beyond the solver's reach
+ * @typedef {{value: number | null, exact: boolean}} Chance  a position's chance for the
+ *   landlord: 1 won, 0 lost with best play (exact); before the solver's reach the strong
+ *   bot's estimate, from 0 to 1 (not exact); null unknown (a review kept before estimates)
  */
 
 /**
@@ -57,18 +59,26 @@ export function reviewedDeal(review, replay, index) {
 export function chances(deal) {
   /** @type {Msg[]} */
   const decisions = deal.decisions;
-  /** @type {(string | null)[]} */
-  const sides = decisions.map((d) => d.before);
-  sides.push(decisions.length ? decisions[decisions.length - 1].after : deal.winner);
-  return sides.map((side) => ({
-    value: side === null ? null : side === "landlord" ? 1 : 0,
-    exact: side !== null,
-  }));
+  /** @type {(string | number | null)[]} */
+  const values = decisions.map((d) => d.before);
+  values.push(decisions.length ? decisions[decisions.length - 1].after : deal.winner);
+  return values.map((v) => {
+    if (typeof v === "number") return { value: Math.min(1, Math.max(0, v)), exact: false };
+    return { value: v === null ? null : v === "landlord" ? 1 : 0, exact: v !== null };
+  });
+}
+
+/**
+ * An estimated chance as a whole percentage (0.625: 63).
+ * @param {number} value
+ */
+export function percent(value) {
+  return Math.round(100 * value);
 }
 
 /**
  * The decisions that threw their side's win away (indexes), the first being where the
- * deal was lost.
+ * deal was lost: exact on both sides only, never read from estimates.
  * @param {Msg} deal a ReviewDeal
  * @returns {number[]}
  */

@@ -2,7 +2,8 @@
 // The review in the replay viewer (issue 33): asked of the server for the match on screen,
 // a wait while the solver works (seconds), a refusal said in its own words; then, for the
 // deal shown, a line of the landlord's chances across it (exact where the solver reached,
-// a hatched span before that), its turning points marked on the line and in the list of
+// the strong bot's estimates before that, dashed and lighter, each saying it is one; a
+// hatched span where neither is known), its turning points marked on the line and in the list of
 // plays beneath, and for the position the replay shows, whose move it is, what it was
 // worth, and at a turning point the moves that would have kept the win, as the mover's
 // cards. The server decides who may have a review (those who may replay the match).
@@ -10,7 +11,7 @@
 import { $, button, make } from "./dom.js";
 import { showCards } from "./hand.js";
 import { conn, renderNow, scheduleRender, state, ui } from "./page.js";
-import { chances, decisionSteps, moveRanks, positionAt, reviewedDeal, stepOf, turningPoints } from "./review.js";
+import { chances, decisionSteps, moveRanks, percent, positionAt, reviewedDeal, stepOf, turningPoints } from "./review.js";
 import { cardsFor } from "./state.js";
 import { errorText } from "./text.js";
 
@@ -185,8 +186,11 @@ function fillPlays(deal, steps, turns, name) {
 function summarize(deal, steps, name) {
   const t = ui.t;
   const n = deal.decisions.length;
+  const estimated = deal.decisions.some((/** @type {Msg} */ d) => typeof d.before === "number");
   $("review-summary").textContent =
-    deal.reach >= n ? t("review_reach_all", { total: n }) : t("review_reach", { n: deal.reach, total: n });
+    deal.reach >= n
+      ? t("review_reach_all", { total: n })
+      : t(estimated ? "review_reach_est" : "review_reach", { n: deal.reach, total: n });
   const lost = $("review-lost");
   if (deal.lost_at === null) {
     lost.replaceChildren(make("span", "", t("review_no_turn")));
@@ -212,9 +216,11 @@ function svg(tag, attrs) {
 
 /**
  * The line of the landlord's chances: a dot per exact position (at the top: the landlord
- * wins with best play; at the bottom: the farmers), joined where both ends are exact; the
- * span beyond the solver's reach hatched; each turning point a red ✗ on its drop, where the
- * deal was lost ringed; the position shown, a bar. A tap on it shows the nearest position.
+ * wins with best play; at the bottom: the farmers); before the solver's reach, the strong
+ * bot's estimates at their height, lighter dots joined by a dashed line, each titled as an
+ * estimate; the span where nothing is known (a review kept before estimates) hatched; each
+ * turning point a red ✗ on its drop, where the deal was lost ringed; the position shown, a
+ * bar. A tap on it shows the nearest position.
  * @param {Msg} deal @param {import("./review.js").Chance[]} points @param {number[]} turns
  * @param {number} at @param {number[]} steps
  */
@@ -222,9 +228,10 @@ function drawChart(deal, points, turns, at, steps) {
   const t = ui.t;
   const n = points.length - 1;
   const x = (/** @type {number} */ i) => `${n ? 4 + (92 * i) / n : 50}%`;
-  const y = (/** @type {number} */ v) => (v ? "22%" : "78%");
+  const y = (/** @type {number} */ v) => `${78 - 56 * v}%`;
   const root = svg("svg", { class: "review-svg", width: "100%", height: "100%", role: "img" });
   const first = points.findIndex((p) => p.exact);
+  const known = points.findIndex((p) => p.value !== null);
   const defs = svg("defs", {});
   const hatch = svg("pattern", { id: "review-hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
   hatch.append(svg("rect", { width: 6, height: 6, class: "hatch-bg" }), svg("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "hatch-line" }));
@@ -232,8 +239,8 @@ function drawChart(deal, points, turns, at, steps) {
   root.append(defs);
   root.append(svg("line", { x1: "4%", x2: "96%", y1: "22%", y2: "22%", class: "level" }));
   root.append(svg("line", { x1: "4%", x2: "96%", y1: "78%", y2: "78%", class: "level" }));
-  if (first !== 0) {
-    const end = first < 0 ? n : first;
+  if (known !== 0) {
+    const end = known < 0 ? n : known;
     root.append(svg("rect", { x: 0, y: "6%", width: x(end), height: "88%", fill: "url(#review-hatch)", class: "unreached" }));
     const label = svg("text", { x: `${(4 + (92 * end) / Math.max(1, n)) / 2}%`, y: "54%", class: "unreached-label", "text-anchor": "middle" });
     label.textContent = t("review_unreached");
@@ -243,10 +250,20 @@ function drawChart(deal, points, turns, at, steps) {
     const a = points[i];
     const b = points[i + 1];
     if (a.value === null || b.value === null) continue;
-    root.append(svg("line", { x1: x(i), y1: y(a.value), x2: x(i + 1), y2: y(b.value), class: turns.includes(i) ? "seg drop" : "seg" }));
+    const kind = !a.exact || !b.exact ? "seg est" : turns.includes(i) ? "seg drop" : "seg";
+    root.append(svg("line", { x1: x(i), y1: y(a.value), x2: x(i + 1), y2: y(b.value), class: kind }));
   }
   points.forEach((p, i) => {
-    if (p.value !== null) root.append(svg("circle", { cx: x(i), cy: y(p.value), r: 3.5, class: `dot ${p.value ? "ll" : "fm"}` }));
+    if (p.value === null) return;
+    if (p.exact) {
+      root.append(svg("circle", { cx: x(i), cy: y(p.value), r: 3.5, class: `dot ${p.value ? "ll" : "fm"}` }));
+      return;
+    }
+    const dot = svg("circle", { cx: x(i), cy: y(p.value), r: 2.5, class: "dot est" });
+    const title = svg("title", {});
+    title.textContent = t("review_estimate_point", { pct: percent(p.value) });
+    dot.append(title);
+    root.append(dot);
   });
   for (const i of turns) {
     if (i === deal.lost_at) root.append(svg("circle", { cx: x(i), cy: y(/** @type {number} */ (points[i].value)), r: 8, class: "lost-ring" }));
@@ -256,9 +273,10 @@ function drawChart(deal, points, turns, at, steps) {
   }
   root.append(svg("line", { x1: x(at), x2: x(at), y1: "4%", y2: "96%", class: "cursor" }));
   const reached = Math.max(0, n - (first < 0 ? n : first));
+  const guessed = points.filter((p) => p.value !== null && !p.exact).length;
   root.setAttribute(
     "aria-label",
-    t("review_chart", { n: reached, total: n, turns: turns.length }),
+    t("review_chart", { n: reached, total: n, turns: turns.length }) + (guessed ? t("review_chart_est", { m: guessed }) : ""),
   );
   root.addEventListener("click", (e) => {
     const r = root.getBoundingClientRect();
@@ -292,7 +310,9 @@ function describe(deal, at, frame, name, turns) {
   const parts = [
     d.before === null
       ? t("review_to_play_unknown", { name: who })
-      : t(d.before === "landlord" ? "review_to_play_ll" : "review_to_play_fm", { name: who }),
+      : typeof d.before === "number"
+        ? t("review_to_play_est", { name: who, pct: percent(d.before) })
+        : t(d.before === "landlord" ? "review_to_play_ll" : "review_to_play_fm", { name: who }),
   ];
   if (!turns.includes(at)) {
     note.textContent = parts.join(" ");
