@@ -39,15 +39,12 @@ second (``benchmarks/review.py``: p50 0.44 s, at most 0.99 s over 18 deals).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from protocol.legal import legal_plays_from_counts
 from protocol.plays import Play
+from server.analysis.position import Position
 from server.bots.endgame import Solver, SolverLimit
 from server.bots.sim import Counts, Policy, cached, club, counts_of, info
-
-if TYPE_CHECKING:  # (the review imports this module)
-    from server.analysis.review import Position
 
 #: Playouts per position: the estimate's standard error is at most 0.5 / sqrt(PLAYOUTS)
 #: (0.09 with 32): enough to tell a likely win from a toss-up.

@@ -36,22 +36,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from protocol.cards import Rank, card_rank, format_cards, parse_cards
 from protocol.events import CardsPlayed, DealEnded, LandlordChosen, Passed
-from protocol.legal import legal_plays
 from protocol.plays import Play
 from protocol.solver import Solution, solve_three
 from server.analysis.estimate import PLAYOUTS, landlord_chance
+from server.analysis.position import Cards as Cards
+from server.analysis.position import Position as Position
+from server.analysis.position import Side as Side
 from server.game.journal import replay
 from server.game.match import EVERYONE, Match
 
-Side = Literal["landlord", "farmers"]
 #: A position's value: the side that wins with best play (exact), the estimated landlord's
 #: chance (a float in [0, 1]), or None (unknown).
 Value = Side | float | None
-Cards = tuple[Rank, ...]
 #: Seconds of one core a deal's exact review may take by default, and the positions it may
 #: search.
 DEAL_SECONDS = 8.0
@@ -76,47 +76,6 @@ class Budget:
 def is_exact(value: Value) -> bool:
     """Whether a position's value is the solver's (a side), not an estimate or unknown."""
     return isinstance(value, str)
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """A moment of a deal's play: every hand by seat, whose turn, the play to beat (None:
-    the seat leads) and the seat that made it."""
-
-    hands: tuple[Cards, Cards, Cards]
-    landlord: int
-    turn: int
-    to_beat: Play | None
-    by: int | None
-
-    def side(self, seat: int) -> Side:
-        return "landlord" if seat == self.landlord else "farmers"
-
-    def options(self) -> list[Play | None]:
-        """The legal moves of the seat on turn (None: the pass)."""
-        moves: list[Play | None] = list(legal_plays(self.hands[self.turn], self.to_beat))
-        if self.to_beat is not None:
-            moves.append(None)
-        return moves
-
-    def after(self, move: Play | None) -> Position | None:
-        """The position once the seat on turn made ``move`` (None: passed); None when the
-        move empties its hand (the deal is over)."""
-        turn, nxt = self.turn, (self.turn + 1) % 3
-        if move is None:
-            if self.to_beat is None:
-                raise ValueError("the seat that leads a trick must play")
-            if nxt == self.by:  # both others passed: its maker leads
-                return Position(self.hands, self.landlord, nxt, None, None)
-            return Position(self.hands, self.landlord, nxt, self.to_beat, self.by)
-        left = list(self.hands[turn])
-        for rank in move.cards:
-            left.remove(rank)
-        if not left:
-            return None
-        hands = list(self.hands)
-        hands[turn] = tuple(left)
-        return Position((hands[0], hands[1], hands[2]), self.landlord, nxt, move, turn)
 
 
 @dataclass(frozen=True, slots=True)
