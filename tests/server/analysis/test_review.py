@@ -30,6 +30,10 @@ UNBOUNDED = Budget(seconds=None, nodes=None)
 #: No guard of time on the estimates: every position before the reach gets one, on any
 #: machine.
 ESTIMATES = {"estimate_seconds": None}
+#: ... and few playouts, where what is checked is which positions have an estimate and that
+#: each is a chance, not what it is worth (``test_estimate.py`` judges those): a tenth of
+#: the estimates' time.
+FEW_ESTIMATES = {"estimate_seconds": None, "playouts": 3}
 
 
 def test_a_deal_thrown_away_is_marked_where_it_was_lost() -> None:
@@ -38,7 +42,7 @@ def test_a_deal_thrown_away_is_marked_where_it_was_lost() -> None:
     assert thrower.thrown is not None, "the script found no won position to throw"
     deal_no, index, kept = thrower.thrown
     (deal,) = played_deals(records)
-    review = review_deal(deal, Budget(seconds=None, nodes=200_000))
+    review = review_deal(deal, Budget(seconds=None, nodes=200_000, playouts=0))
     thrown = review.decisions[index]
     side = "landlord" if thrown.seat == review.landlord else "farmers"
     assert review.deal_no == deal_no
@@ -53,7 +57,7 @@ def test_values_chain_from_the_end_and_only_a_mover_throws_a_win() -> None:
     records = journaled_match(3, seed=3)
     # (100,000 positions a deal: both turning points of these deals in reach, as with
     # 300,000, in a seventh of the time)
-    reviews = review_match(records, Budget(seconds=None, nodes=100_000, **ESTIMATES))
+    reviews = review_match(records, Budget(seconds=None, nodes=100_000, **FEW_ESTIMATES))
     assert sum(r.lost_at is not None for r in reviews) == 2
     assert [r.deal_no for r in reviews] == [d.deal_no for d in played_deals(records)]
     for review in reviews:
@@ -117,7 +121,7 @@ def test_a_turning_point_is_never_read_from_estimates() -> None:
     assert Decision(0, None, False, "landlord", "farmers", ()).turning
     # in a review, estimates swing as they will and no move before the reach is marked
     for review in review_match(
-        journaled_match(3, seed=3), Budget(seconds=None, nodes=3_000, **ESTIMATES)
+        journaled_match(3, seed=3), Budget(seconds=None, nodes=3_000, **FEW_ESTIMATES)
     ):
         unsolved = len(review.decisions) - review.reach
         assert review.estimated == unsolved
@@ -157,7 +161,7 @@ def test_seats_are_numbered_from_the_landlord_for_the_solver() -> None:
 def test_the_data_form_is_json_and_gives_the_reviews_back() -> None:
     thrower = Thrower(cards=28)
     records = journaled_match(1, seed=3, script=thrower)
-    reviews = review_match(records, Budget(seconds=None, nodes=20_000, **ESTIMATES))
+    reviews = review_match(records, Budget(seconds=None, nodes=20_000, **FEW_ESTIMATES))
     data = reviews_to_data(reviews)
     assert json.loads(json.dumps(data)) == data
     (deal,) = data["deals"]
