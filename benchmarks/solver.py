@@ -70,6 +70,27 @@ positions a size):
   position (no ordering heuristic has much to gain), and ranks
   made canonical (empty ranks of 3..A merged into one gap, the play to beat kept) would
   merge only 8% of one slow position's table entries.
+
+Figures after the garbage collector paused in a search, a farmer letting the partner's play
+stand first only when the landlord has passed on it or cannot beat it, and no two-hand
+check for the landlord answering (branch solver, 2026-12-06, load 6-9 on 2 cores; the
+commit before, 250fa02, run at the same time beside it; ``--seed 1 --two 40 --three 20
+--sizes 30,33 --solve-sizes '' --cap 30 --no-baseline``, wall seconds, value only):
+
+  | set | before median / p95 / max | after median / p95 / max |
+  |---|---|---|
+  | 30 cards | 0.26 / 16.1 / 16.1 s (1.06M positions max) | 0.21 / 4.6 / 4.6 s (370k max) |
+  | 33 cards (17 of 20 within 30 s, both) | 0.40 / 12.7 / 12.7 s | 0.20 / 7.0 / 7.0 s |
+  | two hands, value | 0.008 / 0.27 / 1.8 s | 0.008 / 0.11 / 1.6 s (same positions) |
+
+  In CPU seconds (``time.process_time``, both at once) at 30 cards: median 0.18 -> 0.10 s,
+  p95 (= max of 20) 6.8 -> 2.4 s. The goal (p95 <= 1 s) is not met yet. The slowest
+  positions now spend most of their positions in the two-hand "a farmer alone" searches
+  (328k of 328k on one, 213k of 370k on another): proving that a farmer alone loses is the
+  cost. Capping those side searches (2,000-20,000 positions, then the three-seat search
+  goes on) halves one position and triples another; trying the pass first in the two-hand
+  search, or the pass before bombs, a killer move per play to beat, and the landlord's
+  control chain in the two-hand search gave nothing or worse.
 """
 
 from __future__ import annotations
