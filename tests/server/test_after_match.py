@@ -120,11 +120,12 @@ def as_dicts(messages: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def answer(client: WireClient, request: Any, kind: type[Any]) -> Any:
-    """Send ``request``; return the reply of ``kind``, or the Error naming the request."""
+async def answer(client: WireClient, request: Any, kind: type[Any], timeout: float = 5.0) -> Any:
+    """Send ``request``; return the reply of ``kind``, or the Error naming the request
+    (each message awaited up to ``timeout`` seconds)."""
     rid = await client.send(request)
     while True:
-        message = await client.recv()
+        message = await client.recv(timeout)
         if isinstance(message, kind) or (isinstance(message, Error) and message.request_id == rid):
             return message
 

@@ -56,7 +56,11 @@ async def test_a_decision_past_the_queue_limit_is_made_inline_at_once(
     assert time.monotonic() - start < 0.3
     assert request == decide(policy_for(pool.FALLBACK_LEVEL), lead_view())
     await held
-    assert bots.in_flight() == 0 and not bots.busy()
+    # (the held decision may have run out of its budget on a loaded machine and been made
+    # inline: its job then still ends in the worker, a moment later)
+    async with asyncio.timeout(10):
+        while bots.in_flight() or bots.busy():
+            await asyncio.sleep(0.01)
 
 
 def test_the_settings_size_the_pool_and_zero_workers_means_up_to_two() -> None:
