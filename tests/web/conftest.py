@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests: Debian's Chromium (one per test run), real ddz-servers,
-and fresh browser contexts whose pages record what they receive."""
+"""Fixtures of the browser tests: Debian's Chromium (one per test module), real ddz-servers
+(a test's own, or one a module's tests share), and fresh browser contexts whose pages
+record what they receive."""
 
 from __future__ import annotations
 
@@ -68,6 +69,33 @@ def web_server(redis_url: str, tmp_path: Path) -> Iterator[StartServer]:
         yield start
     finally:
         for server in servers:
+            server.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_server(
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StartServer]:
+    """Like ``web_server``, but one server per distinct set of flags for the whole module,
+    started when a test first asks for it and stopped after the module's last test (a
+    start and stop costs about 0.6 CPU seconds). Only for tests that nothing another test
+    does can reach: each test's player is a fresh browser identity, and its practices and
+    private rooms are its own. Tests of shared state (the lobby's list of rooms, the ladder,
+    quick match) and tests that stop or restart their server keep ``web_server``."""
+    servers: dict[tuple[str, ...], WebServer] = {}
+    logs = tmp_path_factory.mktemp("shared-servers")
+
+    def start(*extra: str) -> WebServer:
+        if extra not in servers:
+            servers[extra] = WebServer(redis_url, logs / f"server-{len(servers)}.log", extra)
+        server = servers[extra]
+        assert server.proc.poll() is None, "a shared server stopped: " + server.log_path.read_text()
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers.values():
             server.stop()
 
 

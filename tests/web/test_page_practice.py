@@ -15,9 +15,9 @@ FIRST_VISIT_BUDGET = 250_000
 
 
 def test_a_three_deal_practice_match_by_clicks(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, frames = open_page(server.url)
     # ms from the start of the page's loading to its hello answered: the lobby is usable
     opened = page.evaluate("() => window.ddz.usableAt()") / 1000
@@ -86,9 +86,9 @@ def test_a_three_deal_practice_match_by_clicks(
     assert state(page)["room"] is None
 
 
-def test_a_first_visit_loads_little(web_server: StartServer, open_page: OpenPage) -> None:
+def test_a_first_visit_loads_little(shared_server: StartServer, open_page: OpenPage) -> None:
     """Everything a first visit loads, compressed, is within the issue's budget."""
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url)
     context = page.context.browser.new_context(locale="en-US")  # an empty cache
     try:
