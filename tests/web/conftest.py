@@ -103,13 +103,18 @@ def shared_server(
 def open_page(chromium: Any) -> Iterator[OpenPage]:
     """Open a URL in a fresh context (its own profile): ``phone=True`` for 390x844 with
     touch, else 1280x800 with a mouse; ``clock=True`` lets the test move the page's time
-    on (``page.clock.fast_forward``). Returns the page and the frames it receives.
+    on (``page.clock.fast_forward``); ``before`` is called with the page before it loads
+    (to listen from its first request on). Returns the page and the frames it receives.
     A JavaScript error on any page fails the test."""
     contexts: list[Any] = []
     errors: list[str] = []
 
     def open_(
-        url: str, phone: bool = False, locale: str = "en-US", clock: bool = False
+        url: str,
+        phone: bool = False,
+        locale: str = "en-US",
+        clock: bool = False,
+        before: Callable[[Any], None] | None = None,
     ) -> tuple[Any, Frames]:
         context = chromium.new_context(
             viewport=PHONE if phone else DESKTOP,
@@ -125,6 +130,8 @@ def open_page(chromium: Any) -> Iterator[OpenPage]:
         frames = record_frames(page)
         if clock:  # the page's timers on Playwright's clock: time flows, and can jump
             page.clock.install()
+        if before is not None:
+            before(page)
         page.goto(url)
         page.wait_for_function(OPEN)
         page.wait_for_function(DRAWN)
