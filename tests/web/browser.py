@@ -57,7 +57,8 @@ def ensure_chromium() -> str:
 
 
 class WebServer:
-    """A ddz-server process for one test; ``url`` is its page's address."""
+    """A ddz-server process for one test, or a module's (``shared_server``); ``url`` is its
+    page's address."""
 
     def __init__(self, redis_url: str, log: Path, extra: Sequence[str]) -> None:
         self.port = free_port()

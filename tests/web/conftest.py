@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests: Debian's Chromium (one per test run), real ddz-servers,
-and fresh browser contexts whose pages record what they receive."""
+"""Fixtures of the browser tests: Debian's Chromium (one per test module), real ddz-servers
+(a test's own, or one a module's tests share), and fresh browser contexts whose pages
+record what they receive."""
 
 from __future__ import annotations
 
@@ -71,17 +72,49 @@ def web_server(redis_url: str, tmp_path: Path) -> Iterator[StartServer]:
             server.stop()
 
 
+@pytest.fixture(scope="module")
+def shared_server(
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StartServer]:
+    """Like ``web_server``, but one server per distinct set of flags for the whole module,
+    started when a test first asks for it and stopped after the module's last test (a
+    start and stop costs about 0.6 CPU seconds). Only for tests that nothing another test
+    does can reach: each test's player is a fresh browser identity, and its practices and
+    private rooms are its own. Tests of shared state (the lobby's list of rooms, the ladder,
+    quick match) and tests that stop or restart their server keep ``web_server``."""
+    servers: dict[tuple[str, ...], WebServer] = {}
+    logs = tmp_path_factory.mktemp("shared-servers")
+
+    def start(*extra: str) -> WebServer:
+        if extra not in servers:
+            servers[extra] = WebServer(redis_url, logs / f"server-{len(servers)}.log", extra)
+        server = servers[extra]
+        assert server.proc.poll() is None, "a shared server stopped: " + server.log_path.read_text()
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
 @pytest.fixture
 def open_page(chromium: Any) -> Iterator[OpenPage]:
     """Open a URL in a fresh context (its own profile): ``phone=True`` for 390x844 with
     touch, else 1280x800 with a mouse; ``clock=True`` lets the test move the page's time
-    on (``page.clock.fast_forward``). Returns the page and the frames it receives.
+    on (``page.clock.fast_forward``); ``before`` is called with the page before it loads
+    (to listen from its first request on). Returns the page and the frames it receives.
     A JavaScript error on any page fails the test."""
     contexts: list[Any] = []
     errors: list[str] = []
 
     def open_(
-        url: str, phone: bool = False, locale: str = "en-US", clock: bool = False
+        url: str,
+        phone: bool = False,
+        locale: str = "en-US",
+        clock: bool = False,
+        before: Callable[[Any], None] | None = None,
     ) -> tuple[Any, Frames]:
         context = chromium.new_context(
             viewport=PHONE if phone else DESKTOP,
@@ -97,6 +130,8 @@ def open_page(chromium: Any) -> Iterator[OpenPage]:
         frames = record_frames(page)
         if clock:  # the page's timers on Playwright's clock: time flows, and can jump
             page.clock.install()
+        if before is not None:
+            before(page)
         page.goto(url)
         page.wait_for_function(OPEN)
         page.wait_for_function(DRAWN)

@@ -14,9 +14,9 @@ from tests.web.test_page_profile import key_of
 
 
 def test_a_garbled_player_link_says_it_was_mistyped(
-    web_server: StartServer, open_page: OpenPage, chromium: Any
+    shared_server: StartServer, open_page: OpenPage, chromium: Any
 ) -> None:
-    server = web_server()
+    server = shared_server()
     ann, _ = open_page(server.url)
     key = key_of(ann)
     assert key is not None
@@ -36,10 +36,10 @@ def test_a_garbled_player_link_says_it_was_mistyped(
 
 
 def test_the_default_name_follows_the_language(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
     """Issue 34: "Player 123" stayed English in a page switched to another language."""
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url)
     name = state(page)["me"]["name"]
     assert name.startswith("Player ")
@@ -59,9 +59,9 @@ def test_the_default_name_follows_the_language(
 
 
 def test_a_private_room_created_rated_says_so_and_offers_no_bot(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, frames = open_page(server.url, phone=True)
     page.check("#create-form input[name=rated]")
     page.tap("#create-start")

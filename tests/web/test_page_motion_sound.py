@@ -57,9 +57,9 @@ def play_turns(page: Any, frames: Any, plays: int) -> None:
 
 
 def test_no_motion_under_reduced_motion_nor_with_the_setting_off(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     # the system asks for less motion: nothing moves, deal, plays and all
     still, still_frames = open_page(server.url, phone=True)
     still.emulate_media(reduced_motion="reduce")
@@ -103,9 +103,9 @@ def switch_sound(page: Any, pressed: str) -> None:
 
 
 def test_the_mute_switch_is_remembered_across_a_reload(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, frames = open_page(server.url, phone=True)
     assert page.get_attribute("#sound-toggle", "aria-pressed") == "true"
     become_landlord(page)
@@ -152,11 +152,13 @@ def main_thread_tasks(trace: bytes) -> list[tuple[float, float]]:
     return busiest
 
 
-def test_no_long_task_while_a_trick_is_played(web_server: StartServer, open_page: OpenPage) -> None:
+def test_no_long_task_while_a_trick_is_played(
+    shared_server: StartServer, open_page: OpenPage
+) -> None:
     """Chrome's own data on a trick played: its longtask entries (wall time, which a busy
     machine stretches) are printed; its trace's tasks must each take at most 50 ms of the
     page's main thread's CPU time."""
-    server = web_server()
+    server = shared_server()
     page, frames = open_page(server.url)
     watched(page)
     become_landlord(page)

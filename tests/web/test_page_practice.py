@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from tests.web.browser import shoot, wait_until
-from tests.web.conftest import OPEN, OpenPage, StartServer
+from tests.web.conftest import OpenPage, StartServer
 from tests.web.driver import act, click, shown, state
 
 #: The issue's budget for everything a first visit loads, compressed.
@@ -15,9 +16,9 @@ FIRST_VISIT_BUDGET = 250_000
 
 
 def test_a_three_deal_practice_match_by_clicks(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, frames = open_page(server.url)
     # ms from the start of the page's loading to its hello answered: the lobby is usable
     opened = page.evaluate("() => window.ddz.usableAt()") / 1000
@@ -86,23 +87,20 @@ def test_a_three_deal_practice_match_by_clicks(
     assert state(page)["room"] is None
 
 
-def test_a_first_visit_loads_little(web_server: StartServer, open_page: OpenPage) -> None:
+def test_a_first_visit_loads_little(shared_server: StartServer, open_page: OpenPage) -> None:
     """Everything a first visit loads, compressed, is within the issue's budget."""
-    server = web_server()
-    page, _ = open_page(server.url)
-    context = page.context.browser.new_context(locale="en-US")  # an empty cache
-    try:
-        fresh = context.new_page()
-        sizes: dict[str, int] = {}
-        fresh.on(
+    server = shared_server()
+    sizes: dict[str, int] = {}
+
+    def listen(page: Any) -> None:
+        page.on(
             "response",
             lambda r: sizes.__setitem__(r.url, int(r.headers.get("content-length", "0"))),
         )
-        fresh.goto(server.url)
-        fresh.wait_for_function(OPEN)
-        total = sum(sizes.values())
-        print(f"\nfirst visit: {len(sizes)} files, {total} bytes compressed")
-        assert len(sizes) > 10  # the page, its sheet, its icon and its modules
-        assert total <= FIRST_VISIT_BUDGET
-    finally:
-        context.close()
+
+    # a fresh context: an empty cache (open_page waits for the hello answered)
+    open_page(server.url, before=listen)
+    total = sum(sizes.values())
+    print(f"\nfirst visit: {len(sizes)} files, {total} bytes compressed")
+    assert len(sizes) > 10  # the page, its sheet, its icon and its modules
+    assert total <= FIRST_VISIT_BUDGET

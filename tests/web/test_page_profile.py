@@ -115,9 +115,9 @@ def test_the_key_in_the_connection_and_the_reducer() -> None:
 
 
 def test_the_code_moves_a_player_by_link_and_by_typing_and_a_new_code_stops_the_old(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     ann, ann_frames = open_page(server.url)
     # a first visit: a new player, said so in the lobby with "I have a code" beside it
     ann.wait_for_selector("#first-visit:not([hidden])")
@@ -229,8 +229,10 @@ def test_the_code_moves_a_player_by_link_and_by_typing_and_a_new_code_stops_the_
     assert [k for kind, k in keys_in(cy_frames, keys) if kind == "welcome"] == []  # typed
 
 
-def test_the_profile_shows_a_played_practice(web_server: StartServer, open_page: OpenPage) -> None:
-    server = web_server()
+def test_the_profile_shows_a_played_practice(
+    shared_server: StartServer, open_page: OpenPage
+) -> None:
+    server = shared_server()
     page, _ = open_page(server.url, phone=True)
     match = play_a_practice(page)
     profile = open_profile(page)
@@ -326,12 +328,12 @@ class HeldProfiles:
 
 
 def test_a_profile_answer_coming_while_the_person_tabs_in_the_sheet_keeps_their_place(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
     """The sheet opens drawn from the profile the page had, and is drawn again when the
     fresh answer comes: a person already on a match's Replay stays on it, in the sheet (not
     on the page behind, where the next Tab would take them into the lobby)."""
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url)
     held = HeldProfiles(page)
     page.reload()  # (its websocket anew, through the route)
@@ -359,11 +361,11 @@ def test_a_profile_answer_coming_while_the_person_tabs_in_the_sheet_keeps_their_
 
 
 def test_the_profile_pages_beyond_twenty_matches(
-    web_server: StartServer, open_page: OpenPage, redis_url: str
+    shared_server: StartServer, open_page: OpenPage, redis_url: str
 ) -> None:
     """25 matches kept (one played, 24 more like it put in the store): 20 a page, Older and
     Newer between them, the range said."""
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url)
     match = play_a_practice(page)
     page.wait_for_selector(f'#history li[data-code="{match}"]')

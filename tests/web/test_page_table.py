@@ -29,9 +29,9 @@ STRIP_H = 44
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_every_card_of_a_20_card_hand_shows_a_strip_to_tap_and_read(
-    web_server: StartServer, open_page: OpenPage, size: str
+    shared_server: StartServer, open_page: OpenPage, size: str
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url, phone=size != "desktop")
     page.set_viewport_size(SIZES[size])
     become_landlord(page)
@@ -165,9 +165,9 @@ def test_the_play_to_beat_stands_in_the_middle_for_a_player_and_a_watcher(
 
 
 def test_a_lobby_toast_does_not_follow_to_the_table(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url, phone=True)
     page.fill("#name", "Ann")
     click(page, "#name-form button[type=submit]")
@@ -189,9 +189,9 @@ STALE_HAND_SCROLL = """() => {
 
 
 def test_a_hand_laid_out_for_a_wider_screen_never_scrolls_the_page_sideways(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url, phone=True)
     page.set_viewport_size(SIZES["portrait"])
     click(page, "#practice-start")
@@ -232,9 +232,9 @@ WORDS_OVERFLOW = """async () => {
 
 
 def test_the_word_of_an_airplane_fits_a_phone_held_upright_in_every_language(
-    web_server: StartServer, open_page: OpenPage
+    shared_server: StartServer, open_page: OpenPage
 ) -> None:
-    server = web_server()
+    server = shared_server()
     page, _ = open_page(server.url, phone=True)
     page.set_viewport_size(SIZES["portrait"])
     click(page, "#practice-start")
