@@ -94,7 +94,7 @@ async def test_reviews_computed_count_against_the_askers_address(
             await host.recv_type(RoomClosed, 10)
             assert seat.state is not None
             codes.append(seat.state.room.code)
-        # (computed in the review process, started now at a low priority: as above, it is
+        # (computed in the review process, started now, with its estimates: as above, it is
         # given the time a loaded machine takes, not the 5 s of a reply read from Redis)
         first = await answer(host, GetReview(code=codes[0]), ReviewData, timeout=60)
         assert isinstance(first, ReviewData)
