@@ -236,3 +236,18 @@ def dom_cards(page: Any) -> set[int]:
     for text in [found["text"], *found["labels"]]:
         cards |= {card_id(m.group(1)) for m in CARD_NAME.finditer(text)}
     return cards
+
+
+#: Until every animation and transition on the page has finished, then two frames more (a
+#: resize is laid out again in the frame after it: fit.js's ResizeObserver).
+SETTLE = """async () => {
+  await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)));
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
+  await frame();
+  await frame();
+}"""
+
+
+def settle(page: Any) -> None:
+    """Wait until the page is still: no animation running, a resize laid out."""
+    page.evaluate(SETTLE)

@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.web.browser import shoot, wait_until
 from tests.web.conftest import OpenPage, StartServer
-from tests.web.driver import click, shown, state
+from tests.web.driver import click, settle, shown, state
 from tests.web.table_helpers import SIZES, my_turn
 from tests.web.test_page_screens import play_until
 
@@ -61,7 +61,7 @@ def test_the_timeout_warning_leaves_my_seat_in_sight_and_the_hand_takes_the_room
     page.wait_for_selector("#timeout-warning:not([hidden])", timeout=30_000)
     for size in ("portrait", "landscape"):
         page.set_viewport_size(SIZES[size])
-        page.wait_for_timeout(300)
+        settle(page)
         shoot(page, f"phone-timeout-warning-{size}")
         warning, me = box(page, "#timeout-warning"), box(page, "#pos-0")
         assert not overlap(warning, me), (size, warning, me)
@@ -77,7 +77,7 @@ def test_the_timeout_warning_leaves_my_seat_in_sight_and_the_hand_takes_the_room
                 assert not overlap(warning, lead_box), (warning, lead_box)
     # sideways: the roles in words (not only the avatar's ♛ and ☘), the kitty labelled
     wait_until(lambda: state(page)["room"]["table"]["landlord"] is not None, page=page)
-    page.wait_for_timeout(300)
+    settle(page)
     shoot(page, "phone-roles-landscape")
     for badge in (".badge.landlord", ".badge.farmer"):
         left, top, right, bottom = box(page, f"#table {badge}")
@@ -87,11 +87,18 @@ def test_the_timeout_warning_leaves_my_seat_in_sight_and_the_hand_takes_the_room
     # upright: the two rows of my hand are taller than the 100 px cards that left a band of
     # empty felt mid-screen, and still fit the screen
     page.set_viewport_size(SIZES["portrait"])
-    page.wait_for_timeout(300)
+    settle(page)
     shoot(page, "phone-hand-portrait")
-    cards = page.eval_on_selector_all(
-        "#hand > .card", "els => els.map(e => e.getBoundingClientRect().height)"
-    )
+
+    def heights() -> list[float]:
+        found: list[float] = page.eval_on_selector_all(
+            "#hand > .card", "els => els.map(e => e.getBoundingClientRect().height)"
+        )
+        return found
+
+    # (once the hand is laid out for the new size: a card caught mid-change measured 0 once)
+    wait_until(lambda: bool(heights()) and min(heights()) >= 116, timeout=5, page=page)
+    cards = heights()
     assert cards and min(cards) >= 116, cards
     hand = box(page, "#hand")
     assert hand[3] <= SIZES["portrait"]["height"] + 1
