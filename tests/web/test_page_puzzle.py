@@ -80,7 +80,8 @@ def test_a_puzzle_on_a_phone_solved_then_failed_with_the_winning_line(
         ("id", "dihitung gagal"),
     ):
         page.select_option("#lang", lang)
-        assert words in page.inner_text("#pz-rated")
+        # (the page draws the new language in its next frame: wait for it, not a guess)
+        wait_until(lambda w=words: w in page.inner_text("#pz-rated"), what=words, page=page)
         shoot(page, f"puzzle-start-phone-{lang}")
     page.select_option("#lang", "en")
 
