@@ -23,9 +23,11 @@ them most): some 20 to 50 ms of one core a position, under a second for a deal's
 part (``benchmarks/review.py``), so the exact part keeps its whole budget.
 ``Budget.estimate_seconds`` is only a guard (a deal of very many decisions, a slow or busy
 machine: it counts the clock, as the exact part does), past which the earlier positions
-stay unknown (``None``), never guessed otherwise. With the defaults (8 s exact, at most
-1.5 s of estimates) a deal's review stays within 10 s of one core. Estimates judge no move:
-a turning point needs both sides of the move exact.
+stay unknown (``None``), never guessed otherwise. The clock is the CPU time of the thread
+that reviews (``time.thread_time``): a loaded machine slows a review down but does not cut
+what it judges (on the wall's clock, a review process given little CPU judged nothing).
+With the defaults (8 s exact, at most 1.5 s of estimates) a deal's review stays within 10 s
+of one core. Estimates judge no move: a turning point needs both sides of the move exact.
 
 Positions come from the match's journal, replayed through the game core that played it
 (``server.game.journal.replay``), so a review needs nothing a replay does not.
@@ -220,7 +222,7 @@ def solve(
 def review_deal(
     deal: PlayedDeal,
     budget: Budget = Budget(),
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.thread_time,
 ) -> DealReview:
     """Judge every decision of a finished deal, exactly from its end back as far as
     ``budget`` allows, and estimate the positions before that."""
@@ -302,7 +304,7 @@ def _estimate(
 def review_match(
     records: Iterable[dict[str, Any]],
     budget: Budget = Budget(),
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] = time.thread_time,
 ) -> list[DealReview]:
     """Every finished deal of a match's journal, reviewed (each deal under its own
     ``budget``)."""

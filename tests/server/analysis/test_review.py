@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from dataclasses import replace
+from typing import Any
 
 from protocol.cards import parse_cards
 from protocol.messages import ReviewData
 from protocol.plays import classify
+from server.analysis import review as review_module
 from server.analysis.review import (
     Budget,
     Decision,
@@ -111,6 +114,25 @@ def test_without_estimates_or_their_time_nothing_is_guessed() -> None:
     none = review_deal(deal, Budget(seconds=0.0, nodes=None, playouts=0))
     assert none.positions == 0
     assert all(d.before is None for d in none.decisions[: len(deal.steps) - none.reach])
+
+
+def test_the_seconds_are_the_reviewers_cpu_time_not_the_walls(monkeypatch: Any) -> None:
+    """A review process that waits for the CPU (a busy machine, its niceness) judges as
+    much as one that does not: only the time it computes counts against its seconds."""
+    (deal,) = played_deals(journaled_match(1, seed=2))
+    quick_end = 15  # the deal's last 15 decisions take the solver under 0.1 s in all
+    budget = Budget(seconds=0.25, nodes=None, playouts=0)
+    solve = review_module.solve
+    waited: list[float] = []
+
+    def waiting_solve(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.1)  # the wall's time passes, the reviewer's CPU time does not
+        waited.append(0.1)
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(review_module, "solve", waiting_solve)
+    assert review_deal(deal, budget).reach >= quick_end
+    assert sum(waited) > budget.seconds  # (on the wall's clock it would have stopped sooner)
 
 
 def test_a_turning_point_is_never_read_from_estimates() -> None:
